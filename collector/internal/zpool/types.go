@@ -1,0 +1,156 @@
+// Package zpool parses what the zpool command prints: status (text and
+// JSON), iostat, list and get. The parsers are pure: they read an io.Reader
+// and return typed values, with no exec, no files and no metrics.
+//
+// Numbers that zpool may print in human-readable form ("1.94K") are
+// float64; optional figures are pointers, nil when zpool did not print them
+// (or printed "-"), so that callers export no series rather than a false 0.
+package zpool
+
+import "time"
+
+// Status is one `zpool status` output: its pools, in the order printed.
+type Status struct {
+	Pools []*Pool
+}
+
+// Pool is one pool of a status output.
+type Pool struct {
+	Name string
+	// State is the pool's health, lowercased: "online", "degraded",
+	// "faulted", "offline", "unavail", "removed", "suspended", or whatever
+	// new word zpool prints.
+	State string
+	GUID  string // only JSON output carries it
+
+	Status    string // the "status:" paragraph, its lines joined by spaces
+	Action    string // the "action:" paragraph
+	MessageID string // "ZFS-8000-9P", from the "see:" line
+
+	// Scans are the scan: lines in print order. OpenZFS prints two after
+	// a sequential rebuild (the rebuild and the scrub that follows it).
+	Scans []Scan
+
+	// Root is the pool's own row of the config table (Type "root"). Its
+	// children are the top-level vdevs of every class, in print order,
+	// each carrying its Class.
+	Root *Vdev
+
+	// DataErrors is the count from the "errors:" line: 0 for "No known
+	// data errors", nil when the line is missing or unreadable (for
+	// example "List of errors unavailable").
+	DataErrors *float64
+	// ErrorFiles lists the permanent errors printed by `status -v`.
+	ErrorFiles []string
+}
+
+// Vdev classes.
+const (
+	ClassNormal  = "normal"
+	ClassLog     = "log"
+	ClassCache   = "cache"
+	ClassSpare   = "spare"
+	ClassSpecial = "special"
+	ClassDedup   = "dedup"
+)
+
+// Vdev is one row of the config tree.
+type Vdev struct {
+	// Name is unique within the pool and matches modern zpool naming:
+	// interior vdevs are "<type>-<index>" ("mirror-0", "spare-1"). Old
+	// outputs that print a bare "mirror" are numbered by position among
+	// the top-level vdevs, as current zpool does.
+	Name string
+	// Type is "root", "mirror", "raidz1".."raidz3", "draid1".."draid3",
+	// "replacing", "spare", "disk", "file", "missing", "hole", or
+	// "indirect". Leaves whose type is unknown (text output) are "disk",
+	// or "file" when the name is an absolute path outside /dev.
+	Type  string
+	Class string // one of the Class constants
+
+	// State is lowercased: "online", "degraded", ..., and "avail" or
+	// "inuse" for hot spares.
+	State string
+	Path  string // device path, when known ("was /dev/sdb", JSON path, or an absolute name)
+	GUID  string // from JSON, or when the row is named by its GUID
+
+	ReadErrors, WriteErrors, ChecksumErrors float64
+	SlowIOs                                 *float64 // only with `status -s` or JSON
+
+	// Note is the text printed after the counters, verbatim
+	// ("too many errors", "(resilvering)", "was /dev/sdb1").
+	Note string
+	// ResilveredBytes and RepairedBytes come from the "151M resilvered"
+	// and "199M repaired" annotations (JSON: scan_processed).
+	ResilveredBytes *float64
+	RepairedBytes   *float64
+
+	Children []*Vdev
+}
+
+// Scan functions.
+const (
+	ScanScrub      = "scrub"
+	ScanResilver   = "resilver"
+	ScanRebuild    = "rebuild" // sequential resilver (`zpool replace -s`, dRAID spares)
+	ScanErrorScrub = "error_scrub"
+)
+
+// Scan states.
+const (
+	ScanNone     = "none" // never scanned ("none requested")
+	ScanScanning = "scanning"
+	ScanPaused   = "paused"
+	ScanFinished = "finished"
+	ScanCanceled = "canceled"
+)
+
+// Scan is one scan: line (and its continuation lines), or JSON scan_stats.
+type Scan struct {
+	Function string // one of the Scan function constants
+	State    string // one of the Scan state constants
+	Vdev     string // for rebuilds: the top-level vdev being rebuilt
+
+	Start time.Time // zero when not printed
+	End   time.Time // finish or cancel time; zero while running
+
+	Examined  *float64 // bytes scanned so far
+	Issued    *float64 // bytes issued so far
+	Total     *float64 // bytes to scan
+	Processed *float64 // bytes repaired (scrub) or resilvered
+	Errors    *float64
+
+	IssueRate *float64 // bytes per second (the "issued at" rate, or the only rate old outputs print)
+	ScanRate  *float64 // bytes per second (the "scanned at" rate)
+	Progress  *float64 // ratio, may exceed 1
+	Remaining *float64 // seconds, nil for "no estimated completion time"
+	Duration  *float64 // seconds the finished scan took
+}
+
+// IostatReport is one report of `zpool iostat -v`: every row of every pool
+// printed between two headers (or one interval).
+type IostatReport struct {
+	Time time.Time // from `-T u` / `-T d`; zero otherwise
+	Rows []IostatRow
+}
+
+// IostatRow is one line of `zpool iostat -v`.
+type IostatRow struct {
+	Pool  string
+	Name  string // as printed: old outputs print a bare "mirror"
+	Depth int    // 0 for the pool row, 1 for top-level vdevs, 2 for their children...
+	Class string // from the section header ("logs" -> ClassLog); ClassNormal otherwise
+
+	Alloc, Free *float64 // bytes; nil for "-"
+
+	// Operations and bytes per second over the interval; in the first
+	// report, the average since import.
+	ReadOps, WriteOps     float64
+	ReadBytes, WriteBytes float64
+}
+
+// Property is one row of `zpool get -H` or of vdev properties
+// (`zpool get -H all POOL all-vdevs`): Name is the pool or vdev.
+type Property struct {
+	Name, Property, Value, Source string
+}

@@ -1,0 +1,113 @@
+// Package sample reads the shared corpus of real zpool, iostat and kstat
+// outputs (../shared/corpus) and the OpenZFS captures (../shared/captures)
+// for tests. Those files live beside the checkout, never inside it.
+package sample
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Dir returns the absolute path of ../shared/<sub> beside the repository
+// root. Outside CI the test is skipped when it is missing; with CI=true a
+// missing directory fails the test, because CI must run every test.
+func Dir(t testing.TB, sub string) string {
+	t.Helper()
+	root, err := repoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(filepath.Dir(root), "shared", sub)
+	if _, err := os.Stat(dir); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("shared samples %s missing in CI: %v", dir, err)
+		}
+		t.Skipf("shared samples not found at %s (they sit beside the checkout): %v", dir, err)
+	}
+	return dir
+}
+
+func repoRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			if _, err := os.Stat(filepath.Join(dir, "cmd", "zpool_exporter")); err == nil {
+				return dir, nil
+			}
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", fmt.Errorf("repository root not found above the test's directory")
+		}
+		dir = parent
+	}
+}
+
+// File is one sample: its header fields and the verbatim output after them.
+type File struct {
+	Path   string
+	Header map[string]string // "source", "platform", "command", "notes", "scenario"...
+	Body   []byte
+}
+
+// Truncated reports whether the corpus marks the sample as incomplete
+// (TRUNCATED or FRAGMENT in its notes).
+func (f File) Truncated() bool {
+	n := f.Header["notes"]
+	return strings.Contains(n, "TRUNCATED") || strings.Contains(n, "FRAGMENT")
+}
+
+// Read reads a sample whose header is "# key: value" lines ended by "# ---".
+func Read(path string) (File, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return File{}, err
+	}
+	f := File{Path: path, Header: map[string]string{}}
+	rest := data
+	for len(rest) > 0 {
+		line, after, _ := bytes.Cut(rest, []byte("\n"))
+		if !bytes.HasPrefix(line, []byte("# ")) {
+			return File{}, fmt.Errorf("%s: header ends without a '# ---' line", path)
+		}
+		rest = after
+		if string(line) == "# ---" {
+			f.Body = rest
+			return f, nil
+		}
+		k, v, _ := strings.Cut(strings.TrimPrefix(string(line), "# "), ":")
+		f.Header[strings.TrimSpace(k)] = strings.TrimSpace(v)
+	}
+	return File{}, fmt.Errorf("%s: no '# ---' line", path)
+}
+
+// Glob reads every sample matching pattern under dir.
+func Glob(t testing.TB, dir, pattern string) []File {
+	t.Helper()
+	paths, err := filepath.Glob(filepath.Join(dir, pattern))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(paths) == 0 {
+		t.Fatalf("no samples match %s in %s", pattern, dir)
+	}
+	var files []File
+	for _, p := range paths {
+		if strings.HasSuffix(p, ".stderr.txt") {
+			continue
+		}
+		f, err := Read(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, f)
+	}
+	return files
+}
