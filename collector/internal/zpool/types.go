@@ -62,9 +62,11 @@ type Vdev struct {
 	// the top-level vdevs, as current zpool does.
 	Name string
 	// Type is "root", "mirror", "raidz1".."raidz3", "draid1".."draid3",
-	// "replacing", "spare", "disk", "file", "missing", "hole", or
-	// "indirect". Leaves whose type is unknown (text output) are "disk",
-	// or "file" when the name is an absolute path outside /dev.
+	// "replacing", "spare", "disk", "file", "dspare" (a dRAID distributed
+	// spare), "missing", "hole", or "indirect". Leaves whose type is
+	// unknown (text output) are "disk", or "file" when the name is an
+	// absolute path outside /dev; an interior vdev whose text name does not
+	// tell (a GUID under `status -g`) has no type ("").
 	Type  string
 	Class string // one of the Class constants
 
@@ -125,6 +127,14 @@ type Scan struct {
 	Progress  *float64 // ratio, may exceed 1
 	Remaining *float64 // seconds, nil for "no estimated completion time"
 	Duration  *float64 // seconds the finished scan took
+
+	// Raw figures of the current pass, from JSON scan_stats. Rates need
+	// the current time, which the output does not carry: Scan.Estimate
+	// derives them as zpool does.
+	PassStart     time.Time // start of the current pass; zero when not given
+	PassExamined  *float64  // bytes examined in this pass
+	PassIssued    *float64  // bytes issued in this pass
+	PausedSeconds *float64  // seconds this pass spent paused
 }
 
 // IostatReport is one report of `zpool iostat -v`: every row of every pool
@@ -147,6 +157,16 @@ type IostatRow struct {
 	// report, the average since import.
 	ReadOps, WriteOps     float64
 	ReadBytes, WriteBytes float64
+
+	// Extra holds the columns printed after the six above, verbatim:
+	// -l latencies, -q queue depths, -c script output.
+	Extra []string
+	// Break marks the first row after an empty line. With -H, zpool prints
+	// an empty line where text output has the logs/cache/special/dedup
+	// header, so Break is all that tells those sections apart. With -H,
+	// rows after the first of a report also have Pool "", Depth -1 and
+	// Class "" (unknown): MatchIostatReport resolves them from the status.
+	Break bool
 }
 
 // Property is one row of `zpool get -H` or of vdev properties

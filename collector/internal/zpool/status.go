@@ -1,0 +1,307 @@
+package zpool
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// ParseStatus reads the text output of `zpool status`, as every generation
+// prints it: Solaris and zfs-fuse (" scrub:" lines, bare "mirror" vdevs),
+// illumos, FreeBSD, ZFS on Linux 0.6 to 0.8 and OpenZFS 2.x, with any of
+// -v, -x, -p, -s, -t, -i, -e, -g, -L, -P, -D, -T, -c and --power. Dates are
+// read in loc, since zpool prints local time (in the C locale).
+//
+// Unknown header keys, states and vdev annotations are kept or skipped;
+// any other line that cannot be read is an error naming its number.
+func ParseStatus(r io.Reader, loc *time.Location) (*Status, error) {
+	if loc == nil {
+		loc = time.Local
+	}
+	p := &statusParser{loc: loc, st: &Status{Pools: []*Pool{}}}
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64*1024), 1<<20)
+	for sc.Scan() {
+		p.lineNo++
+		if err := p.line(p.clean(sc.Text())); err != nil {
+			return nil, err
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("line %d: %w", p.lineNo+1, err)
+	}
+	p.endPool()
+	return p.st, nil
+}
+
+// section tells what the lines following a header belong to.
+type section int
+
+const (
+	inNothing    section = iota
+	inParagraph          // continuation of status: or action:
+	inScan               // continuation of scan: or scrub:
+	inSkipped            // continuation of a header that is not read (remove:, expand:...)
+	inConfig             // after config:, before the NAME header
+	inTable              // rows of the config table
+	inErrorFiles         // the list after "Permanent errors have been detected..."
+	inDedup              // dedup: statistics and DDT histogram, up to the next pool
+)
+
+type statusParser struct {
+	loc    *time.Location
+	st     *Status
+	lineNo int
+
+	logPrefix bool // lines carry a test-runner timestamp prefix
+	started   bool // a non-blank line was seen
+
+	pool    *Pool
+	sect    section
+	para    *string // the paragraph that continuation lines extend
+	scan    int     // index in pool.Scans of the scan being continued
+	table   *configTable
+	listLen int // files read in the current permanent-error list
+}
+
+var (
+	ansiEscape = regexp.MustCompile(`\x1b\[[0-9;]*m`)
+	// A ZFS test-suite log puts "12:20:10.98 " before every line.
+	logPrefix = regexp.MustCompile(`^[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]+(?: |$)`)
+	// Header keys are right-aligned in a field of spaces ("  pool:",
+	// "   see:", "checkpoint:"); continuation lines start with a tab.
+	headerLine = regexp.MustCompile(`^ {0,7}([a-z]+):(?:[ \t]+(.*))?$`)
+)
+
+// clean drops what a terminal or a log adds to a line: colours (ZFS_COLOR),
+// a carriage return, trailing padding and a log timestamp prefix.
+func (p *statusParser) clean(s string) string {
+	if strings.IndexByte(s, 0x1b) >= 0 {
+		s = ansiEscape.ReplaceAllString(s, "")
+	}
+	s = strings.TrimRight(s, " \t\r")
+	if !p.started && s != "" {
+		p.started = true
+		if loc := logPrefix.FindStringIndex(s); loc != nil && headerLine.MatchString(s[loc[1]:]) {
+			p.logPrefix = true
+		}
+	}
+	if p.logPrefix {
+		if loc := logPrefix.FindStringIndex(s); loc != nil {
+			s = s[loc[1]:]
+		}
+	}
+	return s
+}
+
+func (p *statusParser) errorf(format string, args ...any) error {
+	return fmt.Errorf("line %d: "+format, append([]any{p.lineNo}, args...)...)
+}
+
+func (p *statusParser) line(s string) error {
+	if strings.TrimSpace(s) == "" {
+		p.blank()
+		return nil
+	}
+	key, value, isHeader := p.header(s)
+	if p.sect == inDedup && !(isHeader && key == "pool") {
+		return nil
+	}
+	if isHeader {
+		return p.headerLine(key, value)
+	}
+	switch p.sect {
+	case inParagraph:
+		if indented(s) {
+			*p.para += " " + strings.TrimSpace(s)
+			return nil
+		}
+	case inScan:
+		if indented(s) {
+			if err := p.pool.Scans[p.scan].continuation(s, p.loc); err != nil {
+				return p.errorf("cannot parse scan line %q: %v", strings.TrimSpace(s), err)
+			}
+			return nil
+		}
+	case inSkipped:
+		if indented(s) {
+			return nil
+		}
+	case inConfig:
+		t, err := newConfigTable(s)
+		if err != nil {
+			return p.errorf("%v", err)
+		}
+		p.table, p.sect = t, inTable
+		return nil
+	case inTable:
+		if err := p.table.row(s); err != nil {
+			return p.errorf("%v", err)
+		}
+		return nil
+	case inErrorFiles:
+		p.pool.ErrorFiles = append(p.pool.ErrorFiles, strings.TrimSpace(s))
+		p.listLen++
+		return nil
+	}
+	return p.outsidePool(s)
+}
+
+func indented(s string) bool { return s[0] == ' ' || s[0] == '\t' }
+
+// header splits a "key: value" line. Inside the config table and the
+// error list only known keys count, so that no vdev or file is mistaken
+// for one.
+func (p *statusParser) header(s string) (key, value string, ok bool) {
+	m := headerLine.FindStringSubmatch(s)
+	if m == nil {
+		return "", "", false
+	}
+	if (p.sect == inTable || p.sect == inErrorFiles) && !knownHeaders[m[1]] {
+		return "", "", false
+	}
+	return m[1], strings.TrimSpace(m[2]), true
+}
+
+var knownHeaders = map[string]bool{
+	"pool": true, "id": true, "state": true, "status": true, "action": true,
+	"see": true, "scan": true, "scrub": true, "remove": true, "checkpoint": true,
+	"expand": true, "trim": true, "condense": true, "config": true,
+	"errors": true, "dedup": true,
+}
+
+// blank ends paragraphs, scan blocks, the config table and a non-empty
+// error list; the blank line after "config:" or after the error list
+// header does not.
+func (p *statusParser) blank() {
+	switch p.sect {
+	case inConfig, inDedup:
+	case inErrorFiles:
+		if p.listLen > 0 {
+			p.sect = inNothing
+		}
+	default:
+		p.sect = inNothing
+	}
+}
+
+func (p *statusParser) headerLine(key, value string) error {
+	if key == "pool" {
+		if value == "" {
+			return p.errorf("pool: line without a name")
+		}
+		p.endPool()
+		p.pool = &Pool{Name: value}
+		p.st.Pools = append(p.st.Pools, p.pool)
+		p.sect = inNothing
+		return nil
+	}
+	if p.pool == nil {
+		return p.errorf("%q before any pool: line", key+":")
+	}
+	p.sect = inNothing
+	switch key {
+	case "state":
+		p.pool.State = strings.ToLower(value)
+	case "status":
+		p.pool.Status = value
+		p.para, p.sect = &p.pool.Status, inParagraph
+	case "action":
+		p.pool.Action = value
+		p.para, p.sect = &p.pool.Action, inParagraph
+	case "see":
+		p.pool.MessageID = messageID(value)
+	case "scan", "scrub":
+		s, err := parseScanHeader(value, p.loc)
+		if err != nil {
+			return p.errorf("cannot parse %s: line %q: %v", key, value, err)
+		}
+		p.pool.Scans = append(p.pool.Scans, s)
+		p.scan, p.sect = len(p.pool.Scans)-1, inScan
+	case "config":
+		// "config: The configuration cannot be determined." has no table.
+		if value == "" {
+			p.sect = inConfig
+		}
+	case "errors":
+		p.errorsLine(value)
+	case "dedup":
+		p.sect = inDedup
+	default:
+		// id:, remove:, checkpoint:, expand:, condense:, the trim: line of
+		// old TRIM patches and whatever comes next: not read.
+		p.sect = inSkipped
+	}
+	return nil
+}
+
+// messageID takes "ZFS-8000-9P" from the see: URL of any vintage
+// (sun.com, illumos.org, zfsonlinux.org, openzfs.github.io).
+func messageID(see string) string {
+	see = strings.TrimRight(see, "/")
+	if i := strings.LastIndexByte(see, '/'); i >= 0 {
+		return see[i+1:]
+	}
+	return see
+}
+
+var dataErrorCount = regexp.MustCompile(`^([0-9]+) data errors?\b`)
+
+func (p *statusParser) errorsLine(value string) {
+	switch {
+	case value == "No known data errors", value == "No known errors":
+		zero := 0.0
+		p.pool.DataErrors = &zero
+	case strings.Contains(value, "errors have been detected"):
+		p.sect, p.listLen = inErrorFiles, 0
+	default:
+		// "N data errors, use '-v' for a list"; "List of errors
+		// unavailable: ..." leaves the count unknown.
+		if m := dataErrorCount.FindStringSubmatch(value); m != nil {
+			n, _ := strconv.ParseFloat(m[1], 64)
+			p.pool.DataErrors = &n
+		}
+	}
+}
+
+var (
+	// `zpool status -T u` and `-T d` print a timestamp before each round.
+	unixTimestamp = regexp.MustCompile(`^[0-9]{9,}$`)
+	dateTimestamp = regexp.MustCompile(`^[A-Z][a-z]{2} [A-Z][a-z]{2} +[0-9]{1,2} [0-9]{2}:[0-9]{2}:[0-9]{2}(?: \S+)? [0-9]{4}$`)
+	healthyPool   = regexp.MustCompile(`^pool '.+' is healthy$`)
+)
+
+// outsidePool reads a line that belongs to no header: the one-line answers
+// of -x and the -T timestamps are known, anything else is an error.
+func (p *statusParser) outsidePool(s string) error {
+	t := strings.TrimSpace(s)
+	switch {
+	case t == "all pools are healthy", t == "no pools available",
+		healthyPool.MatchString(t), unixTimestamp.MatchString(t), dateTimestamp.MatchString(t):
+		p.sect = inNothing
+		return nil
+	}
+	return p.errorf("unexpected line %q", t)
+}
+
+// endPool completes the pool being read: its vdev tree gets modern names
+// and types, and a permanent-error list counts as the error count when no
+// count was printed.
+func (p *statusParser) endPool() {
+	if p.pool == nil {
+		return
+	}
+	if p.table != nil && p.table.root != nil {
+		finishTree(p.table.root)
+		p.pool.Root = p.table.root
+	}
+	if p.pool.DataErrors == nil && len(p.pool.ErrorFiles) > 0 {
+		n := float64(len(p.pool.ErrorFiles))
+		p.pool.DataErrors = &n
+	}
+	p.pool, p.table, p.sect = nil, nil, inNothing
+}
