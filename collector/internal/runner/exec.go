@@ -1,0 +1,347 @@
+package runner
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Runner runs a command and returns its stdout.
+type Runner interface {
+	Run(ctx context.Context, name string, args ...string) ([]byte, error)
+}
+
+// Streamer starts a long-running sampler (zpool iostat -v 10) and returns
+// its stdout. Closing the stream, or cancelling ctx, stops the command.
+type Streamer interface {
+	StartStream(ctx context.Context, name string, args ...string) (io.ReadCloser, error)
+}
+
+// Defaults for ExecOptions fields left zero.
+const (
+	DefaultMaxOutput = 16 << 20
+	DefaultMaxStderr = 4 << 10
+	DefaultKillGrace = time.Second
+)
+
+// ExecOptions configures an Exec. The zero value is usable.
+type ExecOptions struct {
+	// MaxOutput bounds stdout, in bytes; a command writing more fails with
+	// ErrOutputTooLarge. Default DefaultMaxOutput.
+	MaxOutput int
+	// MaxStderr bounds the stderr kept for error messages, in bytes; the
+	// rest is dropped. Default DefaultMaxStderr.
+	MaxStderr int
+	// KillGrace is how long a killed command may take to be reaped before
+	// Run returns without it. Default DefaultKillGrace.
+	KillGrace time.Duration
+	// Timeout, if set, bounds every run, also when the context has no
+	// deadline or a later one.
+	Timeout time.Duration
+	// Env adds KEY=VALUE pairs to the children's environment. Locale
+	// variables are ignored: children always run with LC_ALL=C.
+	Env []string
+}
+
+// Exec runs commands as child processes, each the leader of its own process
+// group with LC_ALL=C. It is safe for concurrent use.
+//
+// Concurrent Runs of one command line share one process and its result, and
+// a command line never has more than one process: while a killed process
+// has not exited (zpool hung in the kernel on a suspended pool), Run and
+// StartStream return ErrStillRunning instead of piling up more.
+type Exec struct {
+	maxOutput int
+	maxStderr int
+	grace     time.Duration
+	timeout   time.Duration
+	env       []string
+	wait      func(*exec.Cmd) error // reaps a child; tests delay it
+
+	mu    sync.Mutex
+	slots map[string]*slot // command line -> its process, until reaped
+	stats statsTable
+}
+
+// slot is the one process a command line may have, and for Run the result
+// that its callers share. Fields are guarded by Exec.mu.
+type slot struct {
+	line    string
+	stream  bool
+	proc    *process  // nil while starting
+	killed  time.Time // set when a killed process was given up on before it exited
+	waiters int       // Run callers still waiting for the result
+	shared  bool      // more than one caller joined: each gets its own copy of out
+	cancel  context.CancelCauseFunc
+	done    chan struct{} // Run: closed once out and err are set
+	out     []byte
+	err     error
+}
+
+// NewExec returns an Exec runner.
+func NewExec(opts ExecOptions) *Exec {
+	e := &Exec{
+		maxOutput: opts.MaxOutput,
+		maxStderr: opts.MaxStderr,
+		grace:     opts.KillGrace,
+		timeout:   opts.Timeout,
+		env:       append([]string(nil), opts.Env...),
+		wait:      (*exec.Cmd).Wait,
+		slots:     map[string]*slot{},
+	}
+	if e.maxOutput <= 0 {
+		e.maxOutput = DefaultMaxOutput
+	}
+	if e.maxStderr <= 0 {
+		e.maxStderr = DefaultMaxStderr
+	}
+	if e.grace <= 0 {
+		e.grace = DefaultKillGrace
+	}
+	return e
+}
+
+// CommandLine is how a command is named in errors, stats and replay
+// captures: name and arguments joined by single spaces.
+func CommandLine(name string, args ...string) string {
+	return strings.Join(append([]string{name}, args...), " ")
+}
+
+// Run runs name with args and returns its stdout. The process runs until it
+// exits, until the deadline of the context that started it (it is then
+// killed with its process group and the error wraps ErrTimeout), or until
+// every caller sharing it has given up. On a non-zero exit the output is
+// returned along with an *Error holding the exit status and stderr.
+func (e *Exec) Run(ctx context.Context, name string, args ...string) ([]byte, error) {
+	line := CommandLine(name, args...)
+	if err := ctx.Err(); err != nil {
+		return nil, &Error{Command: line, ExitCode: -1, Err: err}
+	}
+	began := time.Now()
+	e.mu.Lock()
+	s, busy := e.slots[line]
+	switch {
+	case busy && (s.stream || !s.killed.IsZero() || s.waiters == 0):
+		err := refusal(s)
+		e.mu.Unlock()
+		e.stats.refused(line)
+		return nil, err
+	case busy:
+		s.waiters++
+		s.shared = true
+	default:
+		s = &slot{line: line, waiters: 1, done: make(chan struct{})}
+		e.slots[line] = s
+		var pctx context.Context
+		pctx, s.cancel = e.processContext(ctx)
+		go e.execute(pctx, s, began, name, args)
+	}
+	e.mu.Unlock()
+	return e.await(ctx, s, began)
+}
+
+// processContext is the context a shared process runs under: the deadline
+// of the caller that started it (capped by the Timeout option) but not its
+// cancellation, since other callers may be waiting for the same result.
+func (e *Exec) processContext(ctx context.Context) (context.Context, context.CancelCauseFunc) {
+	cctx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
+	deadline, ok := ctx.Deadline()
+	if e.timeout > 0 {
+		if d := time.Now().Add(e.timeout); !ok || d.Before(deadline) {
+			deadline, ok = d, true
+		}
+	}
+	if !ok {
+		return cctx, cancel
+	}
+	dctx, stop := context.WithDeadline(cctx, deadline)
+	return dctx, func(cause error) { cancel(cause); stop() }
+}
+
+// await waits for the shared result or for the caller's context. The last
+// caller to give up stops the process and reports how it ended.
+func (e *Exec) await(ctx context.Context, s *slot, began time.Time) ([]byte, error) {
+	select {
+	case <-s.done:
+		return s.result()
+	case <-ctx.Done():
+		select {
+		case <-s.done: // the result came in time after all
+			return s.result()
+		default:
+		}
+	}
+	e.mu.Lock()
+	s.waiters--
+	last := s.waiters == 0
+	e.mu.Unlock()
+	if last {
+		s.cancel(ctx.Err())
+		<-s.done // within the kill grace
+		return s.result()
+	}
+	err := ctx.Err()
+	if errors.Is(err, context.DeadlineExceeded) {
+		err = fmt.Errorf("%w after %s waiting for the run another caller started", ErrTimeout, roundDuration(time.Since(began)))
+	}
+	return nil, &Error{Command: s.line, ExitCode: -1, Err: err}
+}
+
+// result is a finished slot's result for one of its callers.
+func (s *slot) result() ([]byte, error) {
+	if s.shared && s.out != nil {
+		return bytes.Clone(s.out), s.err
+	}
+	return s.out, s.err
+}
+
+// execute runs the process of a slot and publishes its result.
+func (e *Exec) execute(ctx context.Context, s *slot, start time.Time, name string, args []string) {
+	defer s.cancel(nil)
+	e.stats.started(s.line)
+	stdout := newLimitedBuffer(e.maxOutput, false)
+	stderr := newLimitedBuffer(e.maxStderr, true)
+	p, err := startProcess(name, args, childEnv(e.env), stdout, stderr, e.grace, e.wait)
+	if err != nil {
+		e.publish(s, start, nil, &Error{Command: s.line, ExitCode: -1, Err: err}, true)
+		return
+	}
+	e.mu.Lock()
+	s.proc = p
+	e.mu.Unlock()
+
+	var stop error
+	select {
+	case <-p.exited:
+	case <-ctx.Done():
+		if !p.hasExited() { // an exit that raced the deadline still counts
+			stop = stopReason(ctx, start)
+		}
+	case <-stdout.full:
+		stop = fmt.Errorf("%w: more than %d bytes on stdout", ErrOutputTooLarge, e.maxOutput)
+	}
+	if stop == nil {
+		out, err := exitResult(s.line, p.err, stdout.Bytes(), stderr.String())
+		e.publish(s, start, out, err, true)
+		return
+	}
+	p.kill()
+	reaped := p.waitExit(e.grace)
+	note := fmt.Sprintf("killed process group %d", p.pid)
+	if !reaped {
+		note += fmt.Sprintf(", which has not exited %s later", e.grace)
+	}
+	err = &Error{Command: s.line, ExitCode: -1, Stderr: stderr.String(), Err: fmt.Errorf("%w; %s", stop, note)}
+	e.publish(s, start, nil, err, reaped)
+}
+
+// stopReason says why a process is being killed at ctx's end. A timeout is
+// reported as the time the deadline allowed, which is what the operator
+// configured, rather than when the timer happened to fire.
+func stopReason(ctx context.Context, start time.Time) error {
+	cause := context.Cause(ctx)
+	if errors.Is(cause, context.DeadlineExceeded) {
+		allowed := time.Since(start)
+		if deadline, ok := ctx.Deadline(); ok {
+			allowed = deadline.Sub(start)
+		}
+		return fmt.Errorf("%w after %s", ErrTimeout, roundDuration(allowed))
+	}
+	return fmt.Errorf("canceled after %s: %w", roundDuration(time.Since(start)), cause)
+}
+
+// exitResult turns how a child exited into Run's result.
+func exitResult(line string, waitErr error, stdout []byte, stderr string) ([]byte, error) {
+	if waitErr == nil || errors.Is(waitErr, exec.ErrWaitDelay) {
+		// ErrWaitDelay: the command succeeded, but something it started
+		// outside its process group kept stdout open. The output is whole.
+		return stdout, nil
+	}
+	code := -1
+	var ee *exec.ExitError
+	if errors.As(waitErr, &ee) {
+		code = ee.ExitCode()
+	}
+	return stdout, &Error{Command: line, ExitCode: code, Stderr: stderr, Err: waitErr}
+}
+
+// publish hands the result of a Run to its callers.
+func (e *Exec) publish(s *slot, start time.Time, out []byte, err error, reaped bool) {
+	e.stats.finished(s.line, time.Since(start), err)
+	e.mu.Lock()
+	s.out, s.err = out, err
+	e.settle(s, reaped)
+	close(s.done)
+	e.mu.Unlock()
+}
+
+// settle frees the command line of a finished slot, or, when its killed
+// process has not been reaped, keeps it taken until the process exits.
+// Called with e.mu held.
+func (e *Exec) settle(s *slot, reaped bool) {
+	if reaped {
+		e.release(s)
+		return
+	}
+	s.killed = time.Now()
+	e.stats.setStillRunning(s.line, true)
+	go func() {
+		<-s.proc.exited
+		e.mu.Lock()
+		e.release(s)
+		e.stats.setStillRunning(s.line, false) // under e.mu, ordered with a next run's settle
+		e.mu.Unlock()
+	}()
+}
+
+// release frees a command line. Called with e.mu held.
+func (e *Exec) release(s *slot) {
+	if e.slots[s.line] == s {
+		delete(e.slots, s.line)
+	}
+}
+
+// refusal is the error for a command line whose process is still there.
+// Called with e.mu held.
+func refusal(s *slot) error {
+	pid := "pid ?"
+	if s.proc != nil {
+		pid = fmt.Sprintf("pid %d", s.proc.pid)
+	}
+	var err error
+	switch {
+	case !s.killed.IsZero():
+		err = fmt.Errorf("%w: %s was killed %s ago; not starting another", ErrStillRunning, pid, roundDuration(time.Since(s.killed)))
+	case s.stream:
+		err = fmt.Errorf("%w: %s is running as a stream; not starting another", ErrStillRunning, pid)
+	default: // every caller gave up; it is being killed
+		err = fmt.Errorf("%w: %s is being stopped; not starting another", ErrStillRunning, pid)
+	}
+	return &Error{Command: s.line, ExitCode: -1, Err: err}
+}
+
+// Stats returns what happened to each command line so far.
+func (e *Exec) Stats() map[string]CommandStats { return e.stats.snapshot() }
+
+// roundDuration keeps durations in messages readable: "10s", "1.5s", "200ms".
+func roundDuration(d time.Duration) time.Duration {
+	if d >= time.Second {
+		return d.Round(100 * time.Millisecond)
+	}
+	return d.Round(10 * time.Millisecond)
+}
+
+var (
+	_ Runner        = (*Exec)(nil)
+	_ Streamer      = (*Exec)(nil)
+	_ StatsReporter = (*Exec)(nil)
+	_ Runner        = (*Replay)(nil)
+	_ Streamer      = (*Replay)(nil)
+	_ StatsReporter = (*Replay)(nil)
+)

@@ -1,0 +1,492 @@
+package runner
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Replay serves captured outputs from a directory instead of running
+// commands, for tests, demos and offline analysis. It is safe for
+// concurrent use.
+//
+// A capture is a file NAME.txt holding one command's stdout. The command
+// line it answers is given by an optional header, which is authoritative:
+//
+//	# command: zpool status -p
+//	# exit: 2
+//	# stderr: invalid option 'p'
+//	# ---
+//
+// The header is "# key: value" lines ended by "# ---"; other keys (such as
+// "scenario", "source" or "notes", found in the project's sample files) are
+// ignored, "stderr" may repeat, and the output starts after "# ---".
+// Without a command header the command line is the file name decoded as
+// CaptureFileName encodes it: "_" is a space and %XX a byte, so
+// zpool_status_-p.txt answers "zpool status -p". Unless the header says
+// otherwise, NAME.exit holds the exit status and NAME.stderr.txt the stderr.
+// A command without a capture fails with ErrNoCapture, as a command that
+// does not exist would, so capability detection falls back.
+//
+// Steps replay a scenario over time. When the directory holds numbered
+// subdirectories (000, 001, ...), each is a step; Advance, or
+// ReplayOptions.StepEvery, moves to the next. Captures in the directory
+// itself serve every step that lacks its own.
+type Replay struct {
+	dir   string
+	steps []replayStep
+	base  map[string]capture // the directory's own captures, when steps are subdirectories
+	opts  ReplayOptions
+	began time.Time
+
+	mu       sync.Mutex
+	advanced int // Advance calls
+	stats    statsTable
+}
+
+// ReplayOptions configures a Replay made by NewReplayWithOptions.
+type ReplayOptions struct {
+	// Scenarios makes steps of a flat directory laid out like the testbed
+	// captures, "<scenario>__<anything>.txt": one step per scenario, in the
+	// order given. It replaces the numbered subdirectories.
+	Scenarios []string
+	// StepEvery, if set, moves to the next step every StepEvery from the
+	// moment the Replay is made, on top of Advance.
+	StepEvery time.Duration
+	// Loop makes the step after the last the first one again, instead of
+	// staying at the last.
+	Loop bool
+	// StreamEvery, if set, makes a stream write the current step's capture
+	// again every StreamEvery, as a sampler writes one report per interval.
+	// Otherwise a stream writes a step's capture once, when the step begins.
+	StreamEvery time.Duration
+	// Now replaces the clock in tests.
+	Now func() time.Time
+}
+
+type replayStep struct {
+	dir      string
+	captures map[string]capture // by command line
+}
+
+type capture struct {
+	file   string
+	stdout []byte
+	stderr string
+	exit   int
+}
+
+// NewReplay loads the captures under dir.
+func NewReplay(dir string) (*Replay, error) {
+	return NewReplayWithOptions(dir, ReplayOptions{})
+}
+
+// NewReplayWithOptions loads the captures under dir. It fails on unreadable
+// files, malformed headers and two captures of one command line in a step.
+func NewReplayWithOptions(dir string, opts ReplayOptions) (*Replay, error) {
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	r := &Replay{dir: dir, opts: opts, began: opts.Now()}
+	var err error
+	if len(opts.Scenarios) > 0 {
+		err = r.loadScenarios()
+	} else {
+		err = r.loadSteps()
+	}
+	if err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+func (r *Replay) loadScenarios() error {
+	for _, sc := range r.opts.Scenarios {
+		caps, err := loadCaptures(r.dir, sc+"__")
+		if err != nil {
+			return err
+		}
+		if len(caps) == 0 {
+			return fmt.Errorf("replay: no captures of scenario %q in %s", sc, r.dir)
+		}
+		r.steps = append(r.steps, replayStep{dir: r.dir, captures: caps})
+	}
+	return nil
+}
+
+func (r *Replay) loadSteps() error {
+	own, err := loadCaptures(r.dir, "")
+	if err != nil {
+		return err
+	}
+	subdirs, err := numberedSubdirs(r.dir)
+	if err != nil {
+		return err
+	}
+	if len(subdirs) == 0 {
+		if len(own) == 0 {
+			return fmt.Errorf("replay: no captures in %s", r.dir)
+		}
+		r.steps = []replayStep{{dir: r.dir, captures: own}}
+		return nil
+	}
+	r.base = own
+	for _, sub := range subdirs {
+		caps, err := loadCaptures(sub, "")
+		if err != nil {
+			return err
+		}
+		r.steps = append(r.steps, replayStep{dir: sub, captures: caps})
+	}
+	return nil
+}
+
+// numberedSubdirs lists dir's subdirectories named by a number, in order.
+func numberedSubdirs(dir string) ([]string, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("replay: %w", err)
+	}
+	type numbered struct {
+		n    int
+		path string
+	}
+	var subs []numbered
+	for _, e := range entries {
+		n, err := strconv.Atoi(e.Name())
+		if err == nil && n >= 0 && e.IsDir() {
+			subs = append(subs, numbered{n, filepath.Join(dir, e.Name())})
+		}
+	}
+	sort.Slice(subs, func(i, j int) bool { return subs[i].n < subs[j].n })
+	paths := make([]string, len(subs))
+	for i, s := range subs {
+		paths[i] = s.path
+	}
+	return paths, nil
+}
+
+// loadCaptures reads the captures in dir whose names start with prefix.
+func loadCaptures(dir, prefix string) (map[string]capture, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("replay: %w", err)
+	}
+	caps := map[string]capture{}
+	for _, e := range entries {
+		name := e.Name()
+		if e.IsDir() || !strings.HasPrefix(name, prefix) || !strings.HasSuffix(name, ".txt") || strings.HasSuffix(name, ".stderr.txt") {
+			continue
+		}
+		line, c, err := readCapture(dir, name, prefix)
+		if err != nil {
+			return nil, err
+		}
+		if prev, dup := caps[line]; dup {
+			return nil, fmt.Errorf("replay: %s and %s both capture %q", prev.file, c.file, line)
+		}
+		caps[line] = c
+	}
+	return caps, nil
+}
+
+// readCapture reads one capture and its NAME.exit and NAME.stderr.txt.
+func readCapture(dir, name, prefix string) (string, capture, error) {
+	path := filepath.Join(dir, name)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return "", capture{}, fmt.Errorf("replay: %w", err)
+	}
+	h, body, err := splitHeader(data)
+	if err != nil {
+		return "", capture{}, fmt.Errorf("replay: %s: %w", path, err)
+	}
+	stem := strings.TrimSuffix(name, ".txt")
+	c := capture{file: path, stdout: body}
+
+	line := h.command
+	if line == "" {
+		if line, err = commandFromFileName(strings.TrimPrefix(stem, prefix)); err != nil {
+			return "", capture{}, fmt.Errorf("replay: %s: %w", path, err)
+		}
+	}
+	if h.exit != nil {
+		c.exit = *h.exit
+	} else if c.exit, err = readExitFile(filepath.Join(dir, stem+".exit")); err != nil {
+		return "", capture{}, err
+	}
+	if h.stderr != nil {
+		c.stderr = strings.Join(h.stderr, "\n")
+	} else if errData, err := os.ReadFile(filepath.Join(dir, stem+".stderr.txt")); err == nil {
+		_, errBody, _ := splitHeader(errData)
+		c.stderr = string(errBody)
+	}
+	return line, c, nil
+}
+
+func readExitFile(path string) (int, error) {
+	data, err := os.ReadFile(path)
+	if os.IsNotExist(err) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("replay: %w", err)
+	}
+	code, err := strconv.Atoi(strings.TrimSpace(string(data)))
+	if err != nil {
+		return 0, fmt.Errorf("replay: %s: exit status %q is not a number", path, strings.TrimSpace(string(data)))
+	}
+	return code, nil
+}
+
+// captureHeader holds the keys of a capture header that Replay uses.
+type captureHeader struct {
+	command string
+	exit    *int
+	stderr  []string
+}
+
+// splitHeader separates an optional "# key: value" ... "# ---" header from
+// the output. Data that does not start with such a header is all output.
+func splitHeader(data []byte) (captureHeader, []byte, error) {
+	var h captureHeader
+	if !bytes.HasPrefix(data, []byte("# ")) {
+		return h, data, nil
+	}
+	rest := data
+	for n := 1; len(rest) > 0; n++ {
+		raw, after, _ := bytes.Cut(rest, []byte("\n"))
+		line := string(bytes.TrimRight(raw, "\r"))
+		rest = after
+		if line == "# ---" {
+			return h, rest, nil
+		}
+		if !strings.HasPrefix(line, "# ") {
+			return captureHeader{}, data, nil // a comment-like first line, not a header
+		}
+		key, rawValue, _ := strings.Cut(line[2:], ":")
+		value := strings.TrimSpace(rawValue)
+		switch strings.TrimSpace(key) {
+		case "command":
+			h.command = value
+		case "exit":
+			code, err := strconv.Atoi(value)
+			if err != nil {
+				return captureHeader{}, nil, fmt.Errorf("line %d: exit status %q is not a number", n, value)
+			}
+			h.exit = &code
+		case "stderr":
+			h.stderr = append(h.stderr, strings.TrimPrefix(rawValue, " ")) // keep the line's own indent
+		}
+	}
+	return captureHeader{}, data, nil // no "# ---": not a header
+}
+
+// CaptureFileName is the capture file name that answers a command line
+// without a header: a space becomes "_", and every byte other than a letter,
+// a digit or one of "-.,:=+@" becomes %XX, so "/" is %2F and "_" is %5F.
+// "zpool status -p" gives "zpool_status_-p.txt".
+func CaptureFileName(line string) string {
+	var b strings.Builder
+	for i := 0; i < len(line); i++ {
+		c := line[i]
+		switch {
+		case c == ' ':
+			b.WriteByte('_')
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9', strings.IndexByte("-.,:=+@", c) >= 0:
+			b.WriteByte(c)
+		default:
+			fmt.Fprintf(&b, "%%%02X", c)
+		}
+	}
+	return b.String() + ".txt"
+}
+
+// commandFromFileName reverses CaptureFileName for a name without ".txt".
+func commandFromFileName(stem string) (string, error) {
+	var b strings.Builder
+	for i := 0; i < len(stem); i++ {
+		switch c := stem[i]; c {
+		case '_':
+			b.WriteByte(' ')
+		case '%':
+			if i+2 >= len(stem) {
+				return "", fmt.Errorf("file name %q: %% must be followed by two hex digits", stem)
+			}
+			v, err := strconv.ParseUint(stem[i+1:i+3], 16, 8)
+			if err != nil {
+				return "", fmt.Errorf("file name %q: %% must be followed by two hex digits", stem)
+			}
+			b.WriteByte(byte(v))
+			i += 2
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String(), nil
+}
+
+// NumSteps is the number of steps; 1 without step subdirectories.
+func (r *Replay) NumSteps() int { return len(r.steps) }
+
+// Step is the index of the step being served.
+func (r *Replay) Step() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.stepLocked()
+}
+
+func (r *Replay) stepLocked() int {
+	n := r.advanced
+	if r.opts.StepEvery > 0 {
+		n += int(r.opts.Now().Sub(r.began) / r.opts.StepEvery)
+	}
+	if r.opts.Loop {
+		return n % len(r.steps)
+	}
+	return min(n, len(r.steps)-1)
+}
+
+// Advance moves to the next step. It reports false, and stays, at the last
+// step unless the Replay loops.
+func (r *Replay) Advance() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !r.opts.Loop && r.stepLocked() == len(r.steps)-1 {
+		return false
+	}
+	r.advanced++
+	return true
+}
+
+// lookup finds the capture answering line in a step.
+func (r *Replay) lookup(step int, line string) (capture, error) {
+	st := r.steps[step]
+	if c, ok := st.captures[line]; ok {
+		return c, nil
+	}
+	if c, ok := r.base[line]; ok {
+		return c, nil
+	}
+	return capture{}, &Error{Command: line, ExitCode: -1, Err: fmt.Errorf("%w in replay directory %s", ErrNoCapture, st.dir)}
+}
+
+// result is what running a capture gives: its output, and an error like
+// exec's when its exit status is not zero.
+func (c capture) result(line string) ([]byte, error) {
+	out := bytes.Clone(c.stdout)
+	if c.exit != 0 {
+		return out, &Error{Command: line, ExitCode: c.exit, Stderr: c.stderr, Err: fmt.Errorf("exit status %d", c.exit)}
+	}
+	return out, nil
+}
+
+// Run returns the capture of the command line in the current step.
+func (r *Replay) Run(ctx context.Context, name string, args ...string) ([]byte, error) {
+	line := CommandLine(name, args...)
+	if err := ctx.Err(); err != nil {
+		return nil, &Error{Command: line, ExitCode: -1, Err: err}
+	}
+	r.stats.started(line)
+	c, err := r.lookup(r.Step(), line)
+	var out []byte
+	if err == nil {
+		out, err = c.result(line)
+	}
+	r.stats.finished(line, 0, err)
+	return out, err
+}
+
+// Stats counts the commands replayed so far.
+func (r *Replay) Stats() map[string]CommandStats { return r.stats.snapshot() }
+
+// replayPoll is how often a replay stream looks for a new step.
+const replayPoll = 20 * time.Millisecond
+
+// StartStream streams the capture of the command line: the current step's
+// at once, then each new step's when the step begins (and again every
+// ReplayOptions.StreamEvery). The stream stays open until ctx ends or it is
+// closed, as a sampler's would, and ends with the capture's error when its
+// exit status is not zero or a step has no capture of the command.
+func (r *Replay) StartStream(ctx context.Context, name string, args ...string) (io.ReadCloser, error) {
+	line := CommandLine(name, args...)
+	if err := ctx.Err(); err != nil {
+		return nil, &Error{Command: line, ExitCode: -1, Err: err}
+	}
+	if _, err := r.lookup(r.Step(), line); err != nil {
+		r.stats.started(line)
+		r.stats.finished(line, 0, err)
+		return nil, err
+	}
+	r.stats.started(line)
+	pr, pw := io.Pipe()
+	s := &replayStream{PipeReader: pr, closed: make(chan struct{})}
+	go r.feed(ctx, s, pw, line)
+	return s, nil
+}
+
+type replayStream struct {
+	*io.PipeReader
+	closed    chan struct{}
+	closeOnce sync.Once
+}
+
+func (s *replayStream) Close() error {
+	s.closeOnce.Do(func() { close(s.closed) })
+	return s.PipeReader.Close()
+}
+
+// feed writes the stream's reports until it is closed, ctx ends or a
+// capture ends it.
+func (r *Replay) feed(ctx context.Context, s *replayStream, w *io.PipeWriter, line string) {
+	// Unblock a write that waits for a reader when ctx ends.
+	defer context.AfterFunc(ctx, func() {
+		w.CloseWithError(&Error{Command: line, ExitCode: -1, Err: fmt.Errorf("stopped: %w", context.Cause(ctx))})
+	})()
+	tick := time.NewTicker(replayPoll)
+	defer tick.Stop()
+	step, wrote := -1, time.Time{}
+	for {
+		cur := r.Step()
+		if cur != step || (r.opts.StreamEvery > 0 && r.opts.Now().Sub(wrote) >= r.opts.StreamEvery) {
+			step, wrote = cur, r.opts.Now()
+			if !r.writeReport(w, cur, line) {
+				return
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-s.closed:
+			return
+		case <-tick.C:
+		}
+	}
+}
+
+// writeReport writes a step's capture to a stream and reports whether the
+// stream goes on.
+func (r *Replay) writeReport(w *io.PipeWriter, step int, line string) bool {
+	c, err := r.lookup(step, line)
+	if err == nil {
+		_, err = c.result(line)
+		if len(c.stdout) > 0 {
+			if _, werr := w.Write(c.stdout); werr != nil {
+				return false // closed by the reader, or ctx ended
+			}
+		}
+	}
+	if err != nil {
+		w.CloseWithError(err)
+		return false
+	}
+	return true
+}

@@ -1,0 +1,323 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/zpool-exporter/zpool_exporter/internal/sample"
+)
+
+// writeFiles writes files (path relative to dir -> content) under dir.
+func writeFiles(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	for name, content := range files {
+		path := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func newReplay(t *testing.T, files map[string]string, opts ReplayOptions) (*Replay, string) {
+	t.Helper()
+	dir := t.TempDir()
+	writeFiles(t, dir, files)
+	r, err := NewReplayWithOptions(dir, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r, dir
+}
+
+// timeout returns a context ending after d.
+func timeout(t *testing.T, d time.Duration) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+func mustRun(t *testing.T, r Runner, name string, args ...string) string {
+	t.Helper()
+	out, err := r.Run(context.Background(), name, args...)
+	if err != nil {
+		t.Fatalf("%s: %v", CommandLine(name, args...), err)
+	}
+	return string(out)
+}
+
+func TestReplayServesCaptures(t *testing.T) {
+	r, _ := newReplay(t, map[string]string{
+		"zpool_status_-p.txt": "  pool: tank\n",
+		// The header wins over the file name; unknown keys are ignored.
+		"list.txt": "# command: zpool list -Hp\n# scenario: demo\n# ---\ntank\t1000\n",
+		"cat_%2Fproc%2Fspl%2Fkstat%2Fzfs%2Farcstats.txt": "13 1 0x01 147 39984 1 2\n",
+		"zpool%5Finfluxdb.txt":                           "zpool_stats,name=tank\n",
+		// Looks like a header but has no "# ---": all of it is output.
+		"zpool_version.txt": "# not a header\nzfs-2.3.2-1\n",
+		"README.md":         "not a capture",
+	}, ReplayOptions{})
+	for _, tc := range []struct {
+		line string
+		want string
+	}{
+		{"zpool status -p", "  pool: tank\n"},
+		{"zpool list -Hp", "tank\t1000\n"},
+		{"cat /proc/spl/kstat/zfs/arcstats", "13 1 0x01 147 39984 1 2\n"},
+		{"zpool_influxdb", "zpool_stats,name=tank\n"},
+		{"zpool version", "# not a header\nzfs-2.3.2-1\n"},
+	} {
+		f := strings.Fields(tc.line)
+		if got := mustRun(t, r, f[0], f[1:]...); got != tc.want {
+			t.Errorf("%s = %q, want %q", tc.line, got, tc.want)
+		}
+	}
+	if _, err := r.Run(context.Background(), "zpool", "list"); !errors.Is(err, ErrNoCapture) {
+		t.Errorf("the header's command line, not the file name, answers: zpool list = %v", err)
+	}
+}
+
+func TestReplayExitStatusAndStderr(t *testing.T) {
+	r, _ := newReplay(t, map[string]string{
+		"a.txt":                  "# command: zpool status -j\n# exit: 2\n# stderr: invalid option 'j'\n# stderr: usage:\n# stderr: \tstatus [-vx]\n# ---\n",
+		"zpool_get.txt":          "partial\n",
+		"zpool_get.exit":         "1\n",
+		"zpool_get.stderr.txt":   "cannot get property\n",
+		"zpool_list.txt":         "tank\n",
+		"zpool_list.stderr.txt":  "a warning on stderr\n",
+		"zpool_iostat_-l.txt":    "# command: zpool iostat -l\n# exit: 0\n# ---\nok\n",
+		"zpool_iostat_-l.exit":   "2\n", // the header wins
+		"zpool_events_-v.txt":    "# command: zpool events -v\n# ---\n",
+		"zpool_events_-v.stderr": "not a sidecar name\n",
+	}, ReplayOptions{})
+
+	_, err := r.Run(context.Background(), "zpool", "status", "-j")
+	var ce *Error
+	if !errors.As(err, &ce) || ce.ExitCode != 2 || err.Error() != "zpool status -j: exit status 2: invalid option 'j' (+2 more lines on stderr)" {
+		t.Errorf("header exit and stderr: %v", err)
+	}
+	if want := "invalid option 'j'\nusage:\n\tstatus [-vx]"; ce == nil || ce.Stderr != want {
+		t.Errorf("stderr from the header = %q, want %q", ce.Stderr, want)
+	}
+	out, err := r.Run(context.Background(), "zpool", "get")
+	if !errors.As(err, &ce) || ce.ExitCode != 1 || err.Error() != "zpool get: exit status 1: cannot get property" || string(out) != "partial\n" {
+		t.Errorf("sidecar exit and stderr: %q, %v", out, err)
+	}
+	if got := mustRun(t, r, "zpool", "list"); got != "tank\n" {
+		t.Errorf("stderr with exit status 0: %q, want the output and no error", got)
+	}
+	if got := mustRun(t, r, "zpool", "iostat", "-l"); got != "ok\n" {
+		t.Errorf("header exit 0 beside a .exit file: %q", got)
+	}
+	if got := mustRun(t, r, "zpool", "events", "-v"); got != "" {
+		t.Errorf("empty capture: %q", got)
+	}
+	if st := r.Stats()["zpool get"]; st.Runs != 1 || st.Failures != 1 {
+		t.Errorf("stats = %+v, want one failed run", st)
+	}
+}
+
+func TestReplayMissingCapture(t *testing.T) {
+	r, dir := newReplay(t, map[string]string{"zpool_status.txt": "x\n"}, ReplayOptions{})
+	_, err := r.Run(context.Background(), "zpool", "status", "-j", "--json-int")
+	want := "zpool status -j --json-int: no capture in replay directory " + dir
+	if !errors.Is(err, ErrNoCapture) || err.Error() != want {
+		t.Errorf("error = %v, want %q", err, want)
+	}
+	if _, err := r.StartStream(context.Background(), "zpool", "iostat", "10"); !errors.Is(err, ErrNoCapture) {
+		t.Errorf("stream without capture: %v, want ErrNoCapture", err)
+	}
+}
+
+func TestReplayRejectsBadDirectories(t *testing.T) {
+	for name, files := range map[string]map[string]string{
+		"bad exit header": {"a.txt": "# command: zpool list\n# exit: two\n# ---\n"},
+		"bad exit file":   {"zpool_list.txt": "", "zpool_list.exit": "x"},
+		"bad escape":      {"zpool%zz.txt": ""},
+		"duplicate":       {"zpool_list.txt": "", "b.txt": "# command: zpool list\n# ---\n"},
+		"empty":           {"README.md": ""},
+	} {
+		dir := t.TempDir()
+		writeFiles(t, dir, files)
+		if _, err := NewReplay(dir); err == nil {
+			t.Errorf("%s: no error", name)
+		} else if name == "bad exit header" && !strings.Contains(err.Error(), `line 2: exit status "two" is not a number`) {
+			t.Errorf("%s: %v, want the line number", name, err)
+		}
+	}
+	if _, err := NewReplay(filepath.Join(t.TempDir(), "missing")); err == nil {
+		t.Error("missing directory: no error")
+	}
+}
+
+func TestReplaySteps(t *testing.T) {
+	r, _ := newReplay(t, map[string]string{
+		"zpool_version.txt":   "zfs-2.3.2\n",
+		"0/zpool_status.txt":  "healthy\n",
+		"2/zpool_status.txt":  "degraded\n",
+		"2/zpool_version.txt": "zfs-2.3.3\n",
+		"10/zpool_list.txt":   "tank\n",
+		"notes/zpool_x.txt":   "not a step\n",
+	}, ReplayOptions{})
+	if r.NumSteps() != 3 {
+		t.Fatalf("%d steps, want 3 (0, 2, 10)", r.NumSteps())
+	}
+	if got := mustRun(t, r, "zpool", "status"); got != "healthy\n" {
+		t.Errorf("step 0: %q", got)
+	}
+	if got := mustRun(t, r, "zpool", "version"); got != "zfs-2.3.2\n" {
+		t.Errorf("step 0 falls back to the directory: %q", got)
+	}
+	if !r.Advance() || r.Step() != 1 {
+		t.Fatal("Advance to step 1 failed")
+	}
+	if got := mustRun(t, r, "zpool", "status"); got != "degraded\n" {
+		t.Errorf("step 1 (dir 2, numeric order): %q", got)
+	}
+	if got := mustRun(t, r, "zpool", "version"); got != "zfs-2.3.3\n" {
+		t.Errorf("step's own capture wins: %q", got)
+	}
+	if !r.Advance() || r.Step() != 2 {
+		t.Fatal("Advance to step 2 failed")
+	}
+	if _, err := r.Run(context.Background(), "zpool", "status"); !errors.Is(err, ErrNoCapture) {
+		t.Errorf("step 2 has no zpool status: %v; earlier steps must not leak", err)
+	}
+	if r.Advance() || r.Step() != 2 {
+		t.Error("Advance past the last step moved")
+	}
+}
+
+func TestReplayTimedStepsLoop(t *testing.T) {
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	r, _ := newReplay(t, map[string]string{
+		"000/zpool_status.txt": "healthy\n",
+		"001/zpool_status.txt": "resilvering\n",
+	}, ReplayOptions{StepEvery: 10 * time.Second, Loop: true, Now: func() time.Time { return now }})
+	for _, tc := range []struct {
+		at   time.Duration
+		want string
+	}{{0, "healthy\n"}, {9 * time.Second, "healthy\n"}, {10 * time.Second, "resilvering\n"}, {25 * time.Second, "healthy\n"}} {
+		now = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).Add(tc.at)
+		if got := mustRun(t, r, "zpool", "status"); got != tc.want {
+			t.Errorf("at %s: %q, want %q", tc.at, got, tc.want)
+		}
+	}
+	if !r.Advance() || r.Step() != 1 { // at 25s: step 0 + 1
+		t.Errorf("Advance in a timed loop: step %d, want 1", r.Step())
+	}
+}
+
+func TestReplayStreamFollowsSteps(t *testing.T) {
+	r, _ := newReplay(t, map[string]string{
+		"000/zpool_iostat_-vHp_10.txt": "tank\t1\n",
+		"001/zpool_iostat_-vHp_10.txt": "tank\t2\n",
+		"002/zpool_iostat_-vHp_10.txt": "# command: zpool iostat -vHp 10\n# exit: 1\n# stderr: pool I/O is currently suspended\n# ---\ntank\t3\n",
+	}, ReplayOptions{})
+	rc, err := r.StartStream(timeout(t, 5*time.Second), "zpool", "iostat", "-vHp", "10")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rc.Close()
+	readReport(t, rc, "tank\t1\n")
+	r.Advance()
+	readReport(t, rc, "tank\t2\n")
+	r.Advance()
+	readReport(t, rc, "tank\t3\n")
+	if _, err := rc.Read(make([]byte, 1)); err == nil || err.Error() != "zpool iostat -vHp 10: exit status 1: pool I/O is currently suspended" {
+		t.Errorf("end of stream: %v, want the capture's exit status", err)
+	}
+}
+
+func TestReplayStreamRepeatsAndStops(t *testing.T) {
+	r, _ := newReplay(t, map[string]string{"zpool_iostat_-v_1.txt": "report\n"}, ReplayOptions{StreamEvery: 10 * time.Millisecond})
+	ctx, cancel := context.WithCancel(context.Background())
+	rc, err := r.StartStream(ctx, "zpool", "iostat", "-v", "1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rc.Close()
+	for range 3 {
+		readReport(t, rc, "report\n")
+	}
+	cancel()
+	_, err = io.Copy(io.Discard, rc)
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("end of a cancelled stream: %v, want context.Canceled", err)
+	}
+}
+
+func readReport(t *testing.T, rc io.Reader, want string) {
+	t.Helper()
+	buf := make([]byte, len(want))
+	if _, err := io.ReadFull(rc, buf); err != nil || string(buf) != want {
+		t.Fatalf("report = %q, %v; want %q", buf, err, want)
+	}
+}
+
+// The testbed captures replay as they are, one step per scenario.
+func TestReplayTestbedCaptures(t *testing.T) {
+	dir := sample.Dir(t, "captures/openzfs-2.3")
+	if _, err := NewReplay(dir); err == nil || !strings.Contains(err.Error(), "both capture") {
+		t.Errorf("flat directory of several scenarios: %v, want a duplicate error", err)
+	}
+	scenarios := []string{"04-scrubbed-healthy", "09-errors-repaired"}
+	r, err := NewReplayWithOptions(dir, ReplayOptions{Scenarios: scenarios})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, sc := range scenarios {
+		if i > 0 && !r.Advance() {
+			t.Fatal("Advance failed")
+		}
+		files := sample.Glob(t, dir, sc+"__zpool-*.txt")
+		for _, f := range files {
+			fields := strings.Fields(f.Header["command"])
+			out, err := r.Run(context.Background(), fields[0], fields[1:]...)
+			if err != nil || string(out) != string(f.Body) {
+				t.Errorf("%s: %d bytes, %v; want the %d bytes of %s", f.Header["command"], len(out), err, len(f.Body), f.Path)
+			}
+		}
+		if len(files) < 20 {
+			t.Errorf("%s: only %d zpool captures", sc, len(files))
+		}
+	}
+}
+
+func TestCaptureFileName(t *testing.T) {
+	for line, want := range map[string]string{
+		"zpool status -p":                  "zpool_status_-p.txt",
+		"zpool get -Hp name,size all":      "zpool_get_-Hp_name,size_all.txt",
+		"zpool_influxdb":                   "zpool%5Finfluxdb.txt",
+		"cat /proc/spl/kstat/zfs/arcstats": "cat_%2Fproc%2Fspl%2Fkstat%2Fzfs%2Farcstats.txt",
+		"iostat -xn 10":                    "iostat_-xn_10.txt",
+	} {
+		if got := CaptureFileName(line); got != want {
+			t.Errorf("CaptureFileName(%q) = %q, want %q", line, got, want)
+		}
+	}
+}
+
+func FuzzCaptureFileName(f *testing.F) {
+	for _, s := range []string{"zpool status -p", "zpool_influxdb", "cat /proc/a%b", "a  b", "", "\x00\xff", "ü"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, line string) {
+		name := CaptureFileName(line)
+		if strings.ContainsAny(name, "/ \x00") {
+			t.Fatalf("CaptureFileName(%q) = %q: not a plain file name", line, name)
+		}
+		back, err := commandFromFileName(strings.TrimSuffix(name, ".txt"))
+		if err != nil || back != line {
+			t.Fatalf("round trip of %q through %q gave %q, %v", line, name, back, err)
+		}
+	})
+}

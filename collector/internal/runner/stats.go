@@ -1,0 +1,81 @@
+package runner
+
+import (
+	"errors"
+	"sync"
+	"time"
+)
+
+// CommandStats counts what happened to one command line, for the exporter's
+// own metrics (zfs_exporter_command_runs_total{command} and the like).
+type CommandStats struct {
+	Runs         uint64        // processes started; a run shared by concurrent callers counts once
+	Failures     uint64        // runs that ended in an error, timeouts included
+	Timeouts     uint64        // runs killed at their deadline
+	Refused      uint64        // calls refused because an earlier process had not exited (ErrStillRunning)
+	LastDuration time.Duration // wall time of the last finished run
+	// StillRunning is set while a process killed on timeout or cancel has not
+	// exited (zpool stuck in the kernel on a suspended pool). No process of
+	// this command line starts until it has.
+	StillRunning bool
+}
+
+// StatsReporter is implemented by runners that count their commands.
+type StatsReporter interface {
+	// Stats returns a snapshot keyed by command line ("zpool status -p").
+	Stats() map[string]CommandStats
+}
+
+// statsTable is the shared bookkeeping behind Stats.
+type statsTable struct {
+	mu sync.Mutex
+	m  map[string]*CommandStats
+}
+
+func (t *statsTable) update(line string, f func(*CommandStats)) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.m == nil {
+		t.m = map[string]*CommandStats{}
+	}
+	s := t.m[line]
+	if s == nil {
+		s = &CommandStats{}
+		t.m[line] = s
+	}
+	f(s)
+}
+
+func (t *statsTable) started(line string) {
+	t.update(line, func(s *CommandStats) { s.Runs++ })
+}
+
+func (t *statsTable) refused(line string) {
+	t.update(line, func(s *CommandStats) { s.Refused++ })
+}
+
+func (t *statsTable) finished(line string, took time.Duration, err error) {
+	t.update(line, func(s *CommandStats) {
+		s.LastDuration = took
+		if err != nil {
+			s.Failures++
+		}
+		if errors.Is(err, ErrTimeout) {
+			s.Timeouts++
+		}
+	})
+}
+
+func (t *statsTable) setStillRunning(line string, v bool) {
+	t.update(line, func(s *CommandStats) { s.StillRunning = v })
+}
+
+func (t *statsTable) snapshot() map[string]CommandStats {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	out := make(map[string]CommandStats, len(t.m))
+	for line, s := range t.m {
+		out[line] = *s
+	}
+	return out
+}
