@@ -1,0 +1,258 @@
+// Command zpool_exporter exports ZFS pool and vdev health, scrub and
+// resilver progress and per-vdev I/O to Prometheus.
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"time"
+
+	"github.com/alecthomas/kingpin/v2"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	versioncollector "github.com/prometheus/client_golang/prometheus/collectors/version"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/promslog"
+	"github.com/prometheus/common/promslog/flag"
+	"github.com/prometheus/common/version"
+	"github.com/prometheus/exporter-toolkit/web"
+	"github.com/prometheus/exporter-toolkit/web/kingpinflag"
+
+	"github.com/zpool-exporter/zpool_exporter/collector"
+)
+
+const defaultListenAddress = ":9134"
+
+type options struct {
+	metricsPath            string
+	zpool                  string
+	replayDir              string
+	replayStep             time.Duration
+	scrapeTimeout          time.Duration
+	timeoutOffset          time.Duration
+	iostatInterval         time.Duration
+	once                   bool
+	output                 string
+	disableExporterMetrics bool
+}
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	app := kingpin.New("zpool_exporter", "Prometheus exporter for ZFS: pool and vdev health, error counters, scrub and resilver progress, and per-vdev I/O counters, read from the zpool command.")
+	app.UsageWriter(stdout)
+	app.ErrorWriter(stderr)
+	var o options
+	webConfig := kingpinflag.AddFlags(app, defaultListenAddress)
+	app.Flag("web.telemetry-path", "Path under which to expose metrics.").
+		Default("/metrics").StringVar(&o.metricsPath)
+	app.Flag("web.disable-exporter-metrics", "Leave out the exporter's own Go runtime and process metrics (go_*, process_*).").
+		BoolVar(&o.disableExporterMetrics)
+	app.Flag("zpool.command", "The zpool command to run: a name looked up in PATH, or a path.").
+		Default("zpool").StringVar(&o.zpool)
+	app.Flag("zpool.replay-dir", "Serve captured zpool outputs from this directory instead of running zpool (for demos, tests and offline analysis; the format is in the README).").
+		PlaceHolder("DIR").StringVar(&o.replayDir)
+	app.Flag("zpool.replay-step", "With --zpool.replay-dir holding numbered steps (000/, 001/, ...), move to the next step this often, looping at the end; 0 stays at the first step.").
+		Default("0s").DurationVar(&o.replayStep)
+	app.Flag("scrape.timeout", "Longest a scrape may take. zpool commands still running then are killed, and their metrics are missing from that scrape; a shorter scrape timeout sent by Prometheus wins.").
+		Default("10s").DurationVar(&o.scrapeTimeout)
+	app.Flag("scrape.timeout-offset", "Time taken off Prometheus's scrape timeout, so that the answer arrives before Prometheus gives up.").
+		Default("500ms").DurationVar(&o.timeoutOffset)
+	app.Flag("zpool.iostat-interval", "Interval of the long-running `zpool iostat -v` that gives per-vdev I/O counters where vdev properties are missing (OpenZFS before 2.2, FreeBSD, illumos, Solaris, zfs-fuse). 0 turns it off.").
+		Default("10s").DurationVar(&o.iostatInterval)
+	app.Flag("once", "Print one exposition to standard output (or to --output) and exit, for cron jobs and node_exporter's textfile collector.").
+		BoolVar(&o.once)
+	app.Flag("output", "With --once, write the exposition to this file instead, atomically (a temporary file renamed over it).").
+		PlaceHolder("FILE").StringVar(&o.output)
+	logConfig := &promslog.Config{Writer: stderr}
+	flag.AddFlags(app, logConfig)
+	collector.AddFlags(app)
+	app.Version(version.Print("zpool_exporter"))
+	app.HelpFlag.Short('h')
+	if _, err := app.Parse(args); err != nil {
+		fmt.Fprintf(stderr, "zpool_exporter: %v; try --help\n", err)
+		return 2
+	}
+	logger := promslog.New(logConfig)
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	exporter, sampler, err := buildExporter(o, logger)
+	if err != nil {
+		logger.Error("cannot start", "err", err)
+		return 1
+	}
+	base := prometheus.NewRegistry()
+	base.MustRegister(versioncollector.NewCollector("zfs_exporter"))
+	if !o.disableExporterMetrics && !o.once {
+		base.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	}
+
+	if o.once {
+		return runOnce(ctx, o, exporter, base, stdout, logger)
+	}
+
+	logger.Info("starting zpool_exporter", "version", version.Info(), "build_context", version.BuildContext(),
+		"collectors", exporter.Enabled())
+	// Detect at start so that the log says at once what this zpool can do;
+	// a zpool that hangs now is asked again at the first scrape.
+	detect, cancel := context.WithTimeout(ctx, o.scrapeTimeout)
+	if _, err := exporter.Source().Capabilities(detect); err != nil {
+		logger.Warn("cannot detect zpool capabilities yet; will retry at the next scrape", "err", err)
+	}
+	cancel()
+	if sampler != nil {
+		go sampler.Run(ctx)
+	}
+
+	mux := http.NewServeMux()
+	mux.Handle(o.metricsPath, &metricsHandler{exporter: exporter, base: base, timeout: o.scrapeTimeout, offset: o.timeoutOffset, logger: logger})
+	if o.metricsPath != "/" {
+		landing, err := web.NewLandingPage(web.LandingConfig{
+			Name:        "zpool_exporter",
+			Description: "Prometheus exporter for ZFS pools, vdevs, scrubs and resilvers",
+			Version:     version.Info(),
+			Links:       []web.LandingLinks{{Address: o.metricsPath, Text: "Metrics"}},
+		})
+		if err != nil {
+			logger.Error("cannot build the landing page", "err", err)
+			return 1
+		}
+		mux.Handle("/", landing)
+	}
+	server := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		<-ctx.Done()
+		shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = server.Shutdown(shutdown)
+	}()
+	if err := web.ListenAndServe(server, webConfig, logger); err != nil && err != http.ErrServerClosed {
+		logger.Error("web server failed", "err", err)
+		return 1
+	}
+	return 0
+}
+
+// buildExporter wires the runner (real or replay), the source and the
+// collectors. The sampler is nil when turned off.
+func buildExporter(o options, logger *slog.Logger) (*collector.Exporter, *collector.IostatSampler, error) {
+	var (
+		run    collector.Runner
+		stream collector.StreamFunc
+	)
+	if o.replayDir != "" {
+		var err error
+		if run, stream, err = collector.ReplayRunner(o.replayDir, o.replayStep, o.iostatInterval); err != nil {
+			return nil, nil, err
+		}
+		logger.Info("serving captured zpool outputs instead of running zpool", "dir", o.replayDir)
+	} else {
+		run, stream = collector.ExecRunner()
+	}
+	var sampler *collector.IostatSampler
+	if o.iostatInterval > 0 && !o.once {
+		sampler = collector.NewIostatSampler(o.zpool, o.iostatInterval, stream, run, logger.With("sampler", "zpool iostat"))
+	}
+	source := collector.NewSource(collector.SourceConfig{Runner: run, Zpool: o.zpool, Sampler: sampler}, logger)
+	exporter, err := collector.New(source, logger, nil)
+	return exporter, sampler, err
+}
+
+// metricsHandler gathers a fresh scrape per request, under a deadline taken
+// from Prometheus's scrape timeout header and --scrape.timeout.
+type metricsHandler struct {
+	exporter *collector.Exporter
+	base     prometheus.Gatherer
+	timeout  time.Duration
+	offset   time.Duration
+	logger   *slog.Logger
+}
+
+func (h *metricsHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	timeout := h.timeout
+	if v := r.Header.Get("X-Prometheus-Scrape-Timeout-Seconds"); v != "" {
+		if secs, err := strconv.ParseFloat(v, 64); err == nil {
+			if t := time.Duration(secs*float64(time.Second)) - h.offset; t > 0 && t < timeout {
+				timeout = t
+			}
+		}
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), timeout)
+	defer cancel()
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(h.exporter.Scraper(ctx))
+	promhttp.HandlerFor(prometheus.Gatherers{h.base, reg}, promhttp.HandlerOpts{
+		ErrorLog:      slog.NewLogLogger(h.logger.Handler(), slog.LevelError),
+		ErrorHandling: promhttp.ContinueOnError,
+	}).ServeHTTP(w, r)
+}
+
+func runOnce(ctx context.Context, o options, exporter *collector.Exporter, base prometheus.Gatherer, stdout io.Writer, logger *slog.Logger) int {
+	ctx, cancel := context.WithTimeout(ctx, o.scrapeTimeout)
+	defer cancel()
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(exporter.Scraper(ctx))
+	families, err := prometheus.Gatherers{base, reg}.Gather()
+	if err != nil {
+		logger.Error("gathering metrics", "err", err)
+		return 1
+	}
+	if o.output == "" {
+		if err := writeExposition(stdout, families); err != nil {
+			logger.Error("writing metrics", "err", err)
+			return 1
+		}
+		return 0
+	}
+	if err := writeFileAtomically(o.output, families); err != nil {
+		logger.Error("writing metrics", "file", o.output, "err", err)
+		return 1
+	}
+	return 0
+}
+
+func writeExposition(w io.Writer, families []*dto.MetricFamily) error {
+	enc := expfmt.NewEncoder(w, expfmt.NewFormat(expfmt.TypeTextPlain))
+	for _, mf := range families {
+		if err := enc.Encode(mf); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeFileAtomically writes to a temporary file in the same directory and
+// renames it over path, so that node_exporter never reads half a file.
+func writeFileAtomically(path string, families []*dto.MetricFamily) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if err := writeExposition(tmp, families); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Chmod(0o644); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}

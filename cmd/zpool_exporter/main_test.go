@@ -1,0 +1,205 @@
+package main
+
+import (
+	"bytes"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"golang.org/x/crypto/bcrypt"
+)
+
+// replayDir holds every command the exporter runs, captured from real
+// zfs-fuse pools in four states.
+const replayDir = "../../collector/testdata/replay/zfs-fuse"
+
+func runBinary(t *testing.T, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	cmd := exec.Command(exporterBin, args...)
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err := cmd.Run()
+	if exit, ok := err.(*exec.ExitError); ok {
+		code = exit.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return out.String(), errOut.String(), code
+}
+
+func TestOnceReplay(t *testing.T) {
+	out, errOut, code := runBinary(t, "--once", "--zpool.replay-dir="+replayDir)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	m := parseMetrics(t, out)
+	for _, want := range []struct {
+		name   string
+		labels map[string]string
+	}{
+		{"zfs_pool_state", map[string]string{"pool": "tank", "state": "online"}},
+		{"zfs_pool_state", map[string]string{"pool": "backup", "state": "online"}},
+		{"zfs_exporter_collector_success", map[string]string{"collector": "status"}},
+		{"zfs_exporter_collector_success", map[string]string{"collector": "properties"}},
+		{"zfs_exporter_build_info", nil},
+	} {
+		if v, ok := m.get(want.name, want.labels); !ok || v != 1 {
+			t.Errorf("%s%v = %v (present %v), want 1", want.name, want.labels, v, ok)
+		}
+	}
+	if _, ok := m["go_goroutines"]; ok {
+		t.Errorf("--once exposes the exporter's own Go metrics; they say nothing about a run that lasts a moment")
+	}
+	promtoolCheck(t, out)
+}
+
+func TestOnceOutputIsAtomic(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "zfs.prom")
+	if err := os.WriteFile(path, []byte("old\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, errOut, code := runBinary(t, "--once", "--output="+path, "--zpool.replay-dir="+replayDir)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), `zfs_pool_state{pool="tank",state="online"} 1`) {
+		t.Errorf("%s lacks the pool state:\n%s", path, data)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 {
+		t.Errorf("directory holds %d files after --output, want only %s (temporary file left behind?)", len(entries), path)
+	}
+	info, _ := os.Stat(path)
+	if info.Mode().Perm() != 0o644 {
+		t.Errorf("mode %v, want 0644 so that node_exporter can read it", info.Mode().Perm())
+	}
+
+	// A directory that cannot be written gives an error and exit 1.
+	_, errOut, code = runBinary(t, "--once", "--output=/nonexistent/dir/zfs.prom", "--zpool.replay-dir="+replayDir)
+	if code != 1 || !strings.Contains(errOut, "/nonexistent/dir/zfs.prom") {
+		t.Errorf("unwritable --output: exit %d, stderr %q; want exit 1 naming the file", code, errOut)
+	}
+}
+
+func TestServeReplay(t *testing.T) {
+	e := startExporter(t, nil, "--zpool.replay-dir="+replayDir, "--zpool.iostat-interval=1s")
+	resp, err := http.Get(e.url + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var page bytes.Buffer
+	page.ReadFrom(resp.Body)
+	resp.Body.Close()
+	if !strings.Contains(page.String(), `href="/metrics"`) {
+		t.Errorf("landing page has no link to /metrics:\n%s", page.String())
+	}
+	text := e.scrapeText(t)
+	m := parseMetrics(t, text)
+	if v, ok := m.get("zfs_vdev_state", map[string]string{"pool": "backup", "vdev": "raidz1-0", "state": "online"}); !ok || v != 1 {
+		t.Errorf("raidz1-0 of backup not online: %v %v", v, ok)
+	}
+	if _, ok := m["go_goroutines"]; !ok {
+		t.Errorf("the exporter's own Go metrics are missing")
+	}
+	promtoolCheck(t, text)
+}
+
+func TestHelpExplainsEveryFlag(t *testing.T) {
+	out, _, code := runBinary(t, "--help")
+	if code != 0 {
+		t.Fatalf("--help exit %d", code)
+	}
+	// Flag lines start within six columns; wrapped help lines further in.
+	flagLine := regexp.MustCompile(`^ {2,6}(?:-\w, )?--(?:\[no-\])?([\w.-]+)`)
+	seen := 0
+	lines := strings.Split(out, "\n")
+	for i, l := range lines {
+		m := flagLine.FindStringSubmatch(l)
+		if m == nil {
+			continue
+		}
+		seen++
+		// kingpin puts the help on the same line or on the next ones.
+		rest := strings.TrimSpace(flagLine.ReplaceAllString(l, ""))
+		if i+1 < len(lines) && !flagLine.MatchString(lines[i+1]) {
+			rest += strings.TrimSpace(lines[i+1])
+		}
+		if len(strings.Fields(rest)) < 3 {
+			t.Errorf("flag --%s has no explanation in --help: %q", m[1], l)
+		}
+	}
+	for _, flag := range []string{"web.listen-address", "web.config.file", "log.level", "log.format", "once", "output",
+		"zpool.command", "zpool.replay-dir", "scrape.timeout", "zpool.iostat-interval", "collector.status", "collector.vdev_io", "collector.properties"} {
+		if !regexp.MustCompile(`--(\[no-\])?` + regexp.QuoteMeta(flag) + `\b`).MatchString(out) {
+			t.Errorf("--help does not mention --%s", flag)
+		}
+	}
+	if seen < 15 {
+		t.Errorf("found %d flags in --help, want at least 15:\n%s", seen, out)
+	}
+}
+
+func TestBadFlagIsExplained(t *testing.T) {
+	_, errOut, code := runBinary(t, "--no-such-flag")
+	if code != 2 || !strings.Contains(errOut, "no-such-flag") || !strings.Contains(errOut, "--help") {
+		t.Errorf("exit %d, stderr %q; want exit 2 naming the flag and pointing to --help", code, errOut)
+	}
+}
+
+func TestDisabledCollectorIsAbsent(t *testing.T) {
+	out, errOut, code := runBinary(t, "--once", "--no-collector.properties", "--zpool.replay-dir="+replayDir)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	m := parseMetrics(t, out)
+	if _, ok := m["zfs_pool_size_bytes"]; ok {
+		t.Errorf("zfs_pool_size_bytes exported with --no-collector.properties")
+	}
+	if _, ok := m.get("zfs_exporter_collector_success", map[string]string{"collector": "properties"}); ok {
+		t.Errorf("disabled collector still reports success")
+	}
+	if _, ok := m["zfs_pool_state"]; !ok {
+		t.Errorf("status collector missing")
+	}
+}
+
+// The web configuration of exporter-toolkit (TLS, basic auth) guards the
+// metrics.
+func TestWebConfigBasicAuth(t *testing.T) {
+	hash, err := bcrypt.GenerateFromPassword([]byte("s3cret"), bcrypt.MinCost)
+	if err != nil {
+		t.Fatal(err)
+	}
+	config := filepath.Join(t.TempDir(), "web.yml")
+	if err := os.WriteFile(config, []byte("basic_auth_users:\n  prometheus: "+string(hash)+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	e := startExporter(t, nil, "--web.config.file="+config, "--zpool.replay-dir="+replayDir)
+	resp, err := http.Get(e.url + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("without credentials: %s, want 401", resp.Status)
+	}
+	req, _ := http.NewRequest("GET", e.url+"/metrics", nil)
+	req.SetBasicAuth("prometheus", "s3cret")
+	resp, err = http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("with credentials: %s, want 200", resp.Status)
+	}
+}

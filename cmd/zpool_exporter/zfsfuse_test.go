@@ -1,0 +1,308 @@
+package main
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// These tests drive the built exporter against real pools of zfs-fuse
+// (ZFS pool version 23), which the CI script installs and starts. They
+// need root and a running zfs-fuse daemon.
+
+// zfsFuse creates and destroys file-backed pools for one test.
+type zfsFuse struct {
+	t      *testing.T
+	dir    string
+	prefix string
+	pools  []string
+}
+
+func requireZFSFuse(t *testing.T) *zfsFuse {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("end-to-end test against zfs-fuse; skipped with -short")
+	}
+	if os.Geteuid() != 0 {
+		skipOrFail(t, "zfs-fuse pools need root")
+	}
+	if _, err := exec.LookPath("zfs-fuse"); err != nil {
+		skipOrFail(t, "zfs-fuse is not installed (Debian package zfs-fuse)")
+	}
+	if out, err := exec.Command("zpool", "list").CombinedOutput(); err != nil {
+		skipOrFail(t, "the zfs-fuse daemon is not running (start it with `zfs-fuse --pidfile FILE`): zpool list: %v: %s", err, out)
+	}
+	// Pool files under /var/tmp: zfs-fuse needs a real filesystem, and
+	// some test machines mount /tmp with little space.
+	dir, err := os.MkdirTemp("/var/tmp", "zpool-exporter-e2e")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := make([]byte, 3)
+	_, _ = rand.Read(b)
+	z := &zfsFuse{t: t, dir: dir, prefix: "e2e" + hex.EncodeToString(b)}
+	t.Cleanup(z.cleanup)
+	return z
+}
+
+func (z *zfsFuse) cleanup() {
+	for _, p := range z.pools {
+		for i := 0; i < 10; i++ {
+			if exec.Command("zpool", "list", p).Run() != nil {
+				break
+			}
+			if exec.Command("zpool", "destroy", "-f", p).Run() == nil {
+				break
+			}
+			time.Sleep(500 * time.Millisecond)
+		}
+	}
+	os.RemoveAll(z.dir)
+}
+
+// disk makes a sparse file vdev of size MiB and returns its path.
+func (z *zfsFuse) disk(name string, mib int64) string {
+	z.t.Helper()
+	path := filepath.Join(z.dir, name)
+	f, err := os.Create(path)
+	if err != nil {
+		z.t.Fatal(err)
+	}
+	defer f.Close()
+	if err := f.Truncate(mib << 20); err != nil {
+		z.t.Fatal(err)
+	}
+	return path
+}
+
+// zpool runs a zpool command and fails the test when it fails.
+func (z *zfsFuse) zpool(args ...string) string {
+	z.t.Helper()
+	out, err := exec.Command("zpool", args...).CombinedOutput()
+	if err != nil {
+		z.t.Fatalf("zpool %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+// create makes a pool named prefix+suffix, mounted under the test's
+// directory, and returns its name and mountpoint.
+func (z *zfsFuse) create(suffix string, vdevs ...string) (pool, mnt string) {
+	z.t.Helper()
+	pool = z.prefix + suffix
+	mnt = filepath.Join(z.dir, "mnt-"+suffix)
+	z.pools = append(z.pools, pool)
+	z.zpool(append([]string{"create", "-m", mnt, pool}, vdevs...)...)
+	return pool, mnt
+}
+
+// writeRandom writes mib MiB of incompressible data to path and syncs.
+func writeRandom(t *testing.T, path string, mib int) {
+	t.Helper()
+	out, err := exec.Command("dd", "if=/dev/urandom", "of="+path, "bs=1M", fmt.Sprint("count=", mib), "conv=fsync", "status=none").CombinedOutput()
+	if err != nil {
+		t.Fatalf("dd: %v\n%s", err, out)
+	}
+	if out, err := exec.Command("sync").CombinedOutput(); err != nil {
+		t.Fatalf("sync: %v\n%s", err, out)
+	}
+}
+
+// waitFor scrapes until cond holds or the timeout passes.
+func waitFor(t *testing.T, e *exporter, timeout time.Duration, what string, cond func(metrics) bool) metrics {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		m := e.scrape(t)
+		if cond(m) {
+			return m
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after %s: %s", timeout, what)
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+}
+
+// leafWrites sums zfs_vdev_write_bytes_total over the leaves of a pool.
+func leafWrites(m metrics, pool string) (float64, int) {
+	sum, n := 0.0, 0
+	for _, info := range m.series("zfs_vdev_info", map[string]string{"pool": pool}) {
+		if typ := label(info, "vdev_type"); typ != "file" && typ != "disk" {
+			continue
+		}
+		if v, ok := m.get("zfs_vdev_write_bytes_total", map[string]string{"pool": pool, "vdev": label(info, "vdev")}); ok {
+			sum += v
+			n++
+		}
+	}
+	return sum, n
+}
+
+func stateIs(m metrics, metric string, labels map[string]string) bool {
+	v, ok := m.get(metric, labels)
+	return ok && v == 1
+}
+
+func TestZFSFuseMirrorWriteCounters(t *testing.T) {
+	z := requireZFSFuse(t)
+	pool, mnt := z.create("mirror", "mirror", z.disk("m1", 512), z.disk("m2", 512))
+	e := startExporter(t, nil, "--zpool.iostat-interval=1s")
+
+	// The stream skips its first report; wait until counters exist.
+	m := waitFor(t, e, 30*time.Second, "leaf write counters of "+pool, func(m metrics) bool {
+		_, n := leafWrites(m, pool)
+		return n == 2
+	})
+	before, _ := leafWrites(m, pool)
+
+	const mib = 200
+	writeRandom(t, filepath.Join(mnt, "data"), mib)
+
+	// Wait until the counters stop growing: zfs-fuse flushes a little
+	// after sync returns, and the stream reports once a second.
+	var after float64
+	last, still := -1.0, 0
+	deadline := time.Now().Add(90 * time.Second)
+	for still < 4 && time.Now().Before(deadline) {
+		time.Sleep(time.Second)
+		after, _ = leafWrites(e.scrape(t), pool)
+		if after == last {
+			still++
+		} else {
+			still = 0
+		}
+		last = after
+	}
+	written := after - before
+	ratio := written / (mib << 20)
+	t.Logf("leaves of the mirror wrote %.1f MiB for %d MiB of data: %.3f x", written/(1<<20), mib, ratio)
+	if ratio < 1.8 || ratio > 2.5 {
+		t.Errorf("leaf write counters grew by %.3f x the data written, want between 1.8 x and 2.5 x", ratio)
+	}
+	text := e.scrapeText(t)
+	promtoolCheck(t, text)
+}
+
+func TestZFSFuseFaults(t *testing.T) {
+	z := requireZFSFuse(t)
+	disks := []string{z.disk("z1", 128), z.disk("z2", 128), z.disk("z3", 128), z.disk("z4", 128)}
+	pool, mnt := z.create("raidz", "raidz1", disks[0], disks[1], disks[2], "spare", disks[3])
+	other, _ := z.create("other", z.disk("o1", 128))
+	writeRandom(t, filepath.Join(mnt, "data"), 48)
+	e := startExporter(t, nil, "--zpool.iostat-interval=1s")
+
+	m := e.scrape(t)
+	for _, p := range []string{pool, other} {
+		if !stateIs(m, "zfs_pool_state", map[string]string{"pool": p, "state": "online"}) {
+			t.Fatalf("pool %s not reported online", p)
+		}
+	}
+	if !stateIs(m, "zfs_vdev_state", map[string]string{"pool": pool, "vdev": disks[3], "state": "avail"}) {
+		t.Errorf("hot spare %s not reported avail", disks[3])
+	}
+
+	t.Run("offline gives degraded", func(t *testing.T) {
+		z.zpool("offline", pool, disks[1])
+		m := e.scrape(t)
+		if !stateIs(m, "zfs_vdev_state", map[string]string{"pool": pool, "vdev": disks[1], "state": "offline"}) {
+			t.Errorf("vdev %s not reported offline at the next scrape", disks[1])
+		}
+		if !stateIs(m, "zfs_pool_state", map[string]string{"pool": pool, "state": "degraded"}) {
+			t.Errorf("pool %s not reported degraded at the next scrape", pool)
+		}
+		if !stateIs(m, "zfs_vdev_state", map[string]string{"pool": pool, "vdev": "raidz1-0", "state": "degraded"}) {
+			t.Errorf("raidz1-0 not reported degraded")
+		}
+		z.zpool("online", pool, disks[1])
+		waitFor(t, e, 30*time.Second, "pool back online", func(m metrics) bool {
+			return stateIs(m, "zfs_pool_state", map[string]string{"pool": pool, "state": "online"})
+		})
+	})
+
+	t.Run("replace with hot spare", func(t *testing.T) {
+		z.zpool("replace", pool, disks[2], disks[3])
+		m := waitFor(t, e, 30*time.Second, "spare in use", func(m metrics) bool {
+			return stateIs(m, "zfs_vdev_state", map[string]string{"pool": pool, "vdev": disks[3], "state": "inuse"})
+		})
+		spares := 0
+		for _, info := range m.series("zfs_vdev_info", map[string]string{"pool": pool, "vdev_type": "spare"}) {
+			if !strings.HasPrefix(label(info, "vdev"), "spare-") {
+				t.Errorf("spare vdev named %q, want spare-N", label(info, "vdev"))
+			}
+			if label(info, "parent") != "raidz1-0" {
+				t.Errorf("spare vdev's parent is %q, want raidz1-0", label(info, "parent"))
+			}
+			spares++
+		}
+		if spares != 1 {
+			t.Errorf("found %d spare-N vdevs, want 1", spares)
+		}
+		if _, ok := m.get("zfs_scan_end_time_seconds", map[string]string{"pool": pool, "function": "resilver"}); !ok {
+			t.Errorf("no resilver end time after the spare resilvered")
+		}
+		z.zpool("detach", pool, disks[3])
+		waitFor(t, e, 30*time.Second, "spare available again", func(m metrics) bool {
+			return stateIs(m, "zfs_vdev_state", map[string]string{"pool": pool, "vdev": disks[3], "state": "avail"})
+		})
+	})
+
+	t.Run("checksum errors after corruption and scrub", func(t *testing.T) {
+		began := time.Now().Add(-2 * time.Second).Unix()
+		// Overwrite the middle of one leaf, away from the labels at both ends.
+		f, err := os.OpenFile(disks[0], os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		junk := make([]byte, 48<<20)
+		_, _ = rand.Read(junk)
+		if _, err := f.WriteAt(junk, 8<<20); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+		z.zpool("scrub", pool)
+		m := waitFor(t, e, 60*time.Second, "scrub finished", func(m metrics) bool {
+			return stateIs(m, "zfs_scan_state", map[string]string{"pool": pool, "function": "scrub", "state": "finished"})
+		})
+		cksum, ok := m.get("zfs_vdev_checksum_errors_total", map[string]string{"pool": pool, "vdev": disks[0]})
+		if !ok || cksum <= 0 {
+			t.Errorf("checksum errors of %s = %v (present %v), want > 0", disks[0], cksum, ok)
+		}
+		end, ok := m.get("zfs_scan_end_time_seconds", map[string]string{"pool": pool, "function": "scrub"})
+		if !ok || int64(end) < began {
+			t.Errorf("scrub end time = %v (present %v), want after %d", end, ok, began)
+		}
+		if _, ok := m.get("zfs_scan_errors", map[string]string{"pool": pool, "function": "scrub"}); !ok {
+			t.Errorf("no scrub error count")
+		}
+		if v, ok := m.get("zfs_vdev_repaired_bytes", map[string]string{"pool": pool, "vdev": disks[0]}); !ok || v <= 0 {
+			t.Errorf("repaired bytes of %s = %v (present %v), want > 0", disks[0], v, ok)
+		}
+		promtoolCheck(t, e.scrapeText(t))
+		z.zpool("clear", pool)
+	})
+
+	t.Run("destroyed pool disappears", func(t *testing.T) {
+		z.zpool("destroy", "-f", other)
+		m := e.scrape(t)
+		for name, mf := range m {
+			for _, s := range mf.GetMetric() {
+				if label(s, "pool") == other {
+					t.Errorf("series %s{pool=%q} still exported after destroy", name, other)
+				}
+			}
+		}
+		if !stateIs(m, "zfs_pool_state", map[string]string{"pool": pool, "state": "online"}) {
+			t.Errorf("pool %s no longer reported after another pool was destroyed", pool)
+		}
+		if v, ok := m.get("zfs_exporter_collector_success", map[string]string{"collector": "status"}); !ok || v != 1 {
+			t.Errorf("status collector success = %v, %v after destroy", v, ok)
+		}
+	})
+}

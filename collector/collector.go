@@ -1,0 +1,176 @@
+// Package collector turns what ZFS reports into Prometheus metrics. Each
+// collector has a name, a --[no-]collector.NAME flag and its own success
+// and duration metrics; all of them read through one Source, which runs (or
+// replays) the zpool commands and remembers what this zpool can do.
+package collector
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/alecthomas/kingpin/v2"
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+const namespace = "zfs"
+
+// Collector is one group of metrics read from one or a few sources.
+type Collector interface {
+	// Update sends the collector's metrics for one scrape. It returns an
+	// error when its source failed; metrics it could still read may have
+	// been sent already.
+	Update(ctx context.Context, s *Scrape, ch chan<- prometheus.Metric) error
+}
+
+// ErrNoData tells that a collector had nothing to report on this host (for
+// example no pools), which is not a failure.
+var ErrNoData = errors.New("collector returned no data")
+
+type factory struct {
+	defaultEnabled bool
+	help           string
+	new            func(*Source, *slog.Logger) (Collector, error)
+}
+
+var (
+	factories      = map[string]factory{}
+	collectorState = map[string]*bool{}
+)
+
+// register adds a collector to the table. Called from init functions, so
+// that each collector lives in its own file.
+func register(name string, defaultEnabled bool, help string, new func(*Source, *slog.Logger) (Collector, error)) {
+	factories[name] = factory{defaultEnabled: defaultEnabled, help: help, new: new}
+}
+
+// AddFlags adds a --[no-]collector.NAME flag per collector.
+func AddFlags(app *kingpin.Application) {
+	names := make([]string, 0, len(factories))
+	for name := range factories {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		f := factories[name]
+		def := "disabled"
+		if f.defaultEnabled {
+			def = "enabled"
+		}
+		collectorState[name] = app.Flag("collector."+name,
+			fmt.Sprintf("%s (default: %s).", f.help, def)).Default(fmt.Sprint(f.defaultEnabled)).Bool()
+	}
+}
+
+// Names lists the registered collectors, sorted.
+func Names() []string {
+	names := make([]string, 0, len(factories))
+	for name := range factories {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	return names
+}
+
+var (
+	scrapeDurationDesc = prometheus.NewDesc(
+		prometheus.BuildFQName(namespace, "exporter", "collector_duration_seconds"),
+		"Time a collector took in the last scrape.",
+		[]string{"collector"}, nil)
+	scrapeSuccessDesc = prometheus.NewDesc(
+		prometheus.BuildFQName(namespace, "exporter", "collector_success"),
+		"1 when the collector's last scrape succeeded, 0 when it failed.",
+		[]string{"collector"}, nil)
+)
+
+// Exporter runs the enabled collectors. It lives as long as the process;
+// Scraper binds it to the context of one scrape.
+type Exporter struct {
+	source     *Source
+	logger     *slog.Logger
+	collectors map[string]Collector
+}
+
+// New builds the enabled collectors. enabled overrides the flags when not
+// nil (tests and --once use it).
+func New(source *Source, logger *slog.Logger, enabled map[string]bool) (*Exporter, error) {
+	e := &Exporter{source: source, logger: logger, collectors: map[string]Collector{}}
+	for name, f := range factories {
+		on := f.defaultEnabled
+		if enabled != nil {
+			on = enabled[name]
+		} else if state, ok := collectorState[name]; ok {
+			on = *state
+		}
+		if !on {
+			continue
+		}
+		c, err := f.new(source, logger.With("collector", name))
+		if err != nil {
+			return nil, fmt.Errorf("collector %s: %w", name, err)
+		}
+		e.collectors[name] = c
+	}
+	return e, nil
+}
+
+// Source returns the exporter's source.
+func (e *Exporter) Source() *Source { return e.source }
+
+// Enabled lists the names of the collectors that run, sorted.
+func (e *Exporter) Enabled() []string {
+	names := make([]string, 0, len(e.collectors))
+	for name := range e.collectors {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Scraper returns a prometheus.Collector whose Collect runs every enabled
+// collector once under ctx, whose deadline is the scrape's.
+func (e *Exporter) Scraper(ctx context.Context) prometheus.Collector {
+	return &scraper{e: e, ctx: ctx}
+}
+
+type scraper struct {
+	e   *Exporter
+	ctx context.Context
+}
+
+// Describe sends nothing: which metrics exist depends on the host's zpool
+// and its pools, so the scraper is an unchecked collector.
+func (s *scraper) Describe(chan<- *prometheus.Desc) {}
+
+func (s *scraper) Collect(ch chan<- prometheus.Metric) {
+	scrape := s.e.source.NewScrape()
+	var wg sync.WaitGroup
+	for name, c := range s.e.collectors {
+		wg.Go(func() { s.e.run(s.ctx, scrape, name, c, ch) })
+	}
+	wg.Wait()
+	s.e.source.collectSourceMetrics(ch)
+	s.e.source.collectCommandMetrics(ch)
+}
+
+func (e *Exporter) run(ctx context.Context, scrape *Scrape, name string, c Collector, ch chan<- prometheus.Metric) {
+	begin := time.Now()
+	err := c.Update(ctx, scrape, ch)
+	duration := time.Since(begin)
+	success := 1.0
+	switch {
+	case err == nil:
+		e.logger.Debug("collector succeeded", "collector", name, "duration_seconds", duration.Seconds())
+	case errors.Is(err, ErrNoData):
+		e.logger.Debug("collector returned no data", "collector", name, "duration_seconds", duration.Seconds())
+	default:
+		success = 0
+		e.logger.Error("collector failed", "collector", name, "duration_seconds", duration.Seconds(), "err", err)
+	}
+	ch <- prometheus.MustNewConstMetric(scrapeDurationDesc, prometheus.GaugeValue, duration.Seconds(), name)
+	ch <- prometheus.MustNewConstMetric(scrapeSuccessDesc, prometheus.GaugeValue, success, name)
+}

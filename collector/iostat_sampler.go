@@ -1,0 +1,240 @@
+package collector
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/zpool-exporter/zpool_exporter/collector/internal/runner"
+	"github.com/zpool-exporter/zpool_exporter/collector/internal/zpool"
+)
+
+// StreamFunc starts a long-running command and returns its standard
+// output; cancelling ctx or closing the reader ends the command.
+type StreamFunc func(ctx context.Context, name string, args ...string) (io.ReadCloser, error)
+
+// IostatSampler turns a long-running `zpool iostat -v INTERVAL` into
+// per-vdev counters, for zpools without vdev I/O properties (OpenZFS
+// before 2.2, FreeBSD's older ZFS, illumos, Solaris, zfs-fuse).
+//
+// Each report after the first gives operations and bytes per second over
+// one interval; rate times interval, summed, is the counter. The first
+// report of a stream, and the first report a pool appears in, average
+// since import and are skipped. Counters survive restarts of the stream
+// (the intervals in between are lost) and start at 0 when the exporter
+// starts, which Prometheus's rate() handles like any counter reset.
+type IostatSampler struct {
+	zpool    string
+	interval time.Duration
+	stream   StreamFunc
+	runner   Runner
+	logger   *slog.Logger
+	now      func() time.Time
+
+	mu         sync.Mutex
+	pools      map[string]*sampledPool
+	lastReport time.Time
+	running    bool
+	missing    map[string]time.Time // pools status shows but the stream does not, since when
+	restart    chan struct{}
+}
+
+type sampledPool struct {
+	// rows holds the last report's layout, with cumulative operations and
+	// bytes in place of the rates.
+	rows []zpool.IostatRow
+}
+
+// NewIostatSampler returns a sampler; Run starts it.
+func NewIostatSampler(zpoolCmd string, interval time.Duration, stream StreamFunc, runner Runner, logger *slog.Logger) *IostatSampler {
+	return &IostatSampler{
+		zpool:    zpoolCmd,
+		interval: interval,
+		stream:   stream,
+		runner:   runner,
+		logger:   logger,
+		now:      time.Now,
+		pools:    map[string]*sampledPool{},
+		missing:  map[string]time.Time{},
+		restart:  make(chan struct{}, 1),
+	}
+}
+
+// Run samples until ctx ends, restarting the stream with back-off when
+// zpool exits or prints something unreadable.
+func (s *IostatSampler) Run(ctx context.Context) {
+	args := []string{"iostat", "-v"}
+	// Exact figures (-p) where this zpool has them: human units round to
+	// three digits.
+	probe, cancel := context.WithTimeout(ctx, 10*time.Second)
+	if _, err := s.runner.Run(probe, s.zpool, "iostat", "-v", "-p"); err == nil {
+		args = append(args, "-p")
+	}
+	cancel()
+	args = append(args, formatSeconds(s.interval))
+	s.logger.Info("sampling per-vdev I/O from a zpool iostat stream", "command", s.zpool+" "+joinArgs(args))
+
+	_ = runner.Supervise(ctx, runner.Backoff{
+		OnExit: func(err error, delay time.Duration) {
+			s.logger.Warn("zpool iostat stream ended; restarting", "err", err, "in", delay)
+		},
+	}, func(ctx context.Context) error { return s.runStream(ctx, args) })
+}
+
+func (s *IostatSampler) runStream(ctx context.Context, args []string) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	out, err := s.stream(ctx, s.zpool, args...)
+	if err != nil {
+		return err
+	}
+	defer out.Close()
+	s.setRunning(true)
+	defer s.setRunning(false)
+	go func() {
+		select {
+		case <-s.restart:
+			s.logger.Info("restarting zpool iostat stream to pick up new pools")
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	if err := s.consume(out); err != nil {
+		return err
+	}
+	return io.EOF
+}
+
+// consume integrates the reports of one stream until it ends.
+func (s *IostatSampler) consume(out io.Reader) error {
+	seen := map[string]bool{}
+	sc := zpool.NewIostatScanner(out)
+	for sc.Scan() {
+		s.add(sc.Report(), seen)
+	}
+	return sc.Err()
+}
+
+func (s *IostatSampler) setRunning(on bool) {
+	s.mu.Lock()
+	s.running = on
+	s.mu.Unlock()
+}
+
+// add integrates one report. seen tells which pools this stream has
+// already printed: a pool's first report averages since import.
+func (s *IostatSampler) add(r zpool.IostatReport, seen map[string]bool) {
+	byPool := map[string][]zpool.IostatRow{}
+	var order []string
+	for _, row := range r.Rows {
+		if _, ok := byPool[row.Pool]; !ok {
+			order = append(order, row.Pool)
+		}
+		byPool[row.Pool] = append(byPool[row.Pool], row)
+	}
+	secs := s.interval.Seconds()
+
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.lastReport = s.now()
+	for name := range s.pools {
+		if _, ok := byPool[name]; !ok {
+			delete(s.pools, name) // exported or destroyed
+		}
+	}
+	for _, name := range order {
+		rows := byPool[name]
+		delete(s.missing, name)
+		p, known := s.pools[name]
+		if !known || !sameLayout(p.rows, rows) {
+			// New pool or changed layout: counters start again at 0.
+			p = &sampledPool{rows: zeroed(rows)}
+			s.pools[name] = p
+		}
+		if !seen[name] {
+			seen[name] = true
+			continue
+		}
+		for i, row := range rows {
+			acc := &p.rows[i]
+			acc.ReadOps += row.ReadOps * secs
+			acc.WriteOps += row.WriteOps * secs
+			acc.ReadBytes += row.ReadBytes * secs
+			acc.WriteBytes += row.WriteBytes * secs
+			acc.Alloc, acc.Free = row.Alloc, row.Free
+		}
+	}
+}
+
+func sameLayout(a, b []zpool.IostatRow) bool {
+	return slices.EqualFunc(a, b, func(x, y zpool.IostatRow) bool {
+		return x.Name == y.Name && x.Depth == y.Depth && x.Class == y.Class
+	})
+}
+
+func zeroed(rows []zpool.IostatRow) []zpool.IostatRow {
+	out := make([]zpool.IostatRow, len(rows))
+	for i, r := range rows {
+		out[i] = zpool.IostatRow{Pool: r.Pool, Name: r.Name, Depth: r.Depth, Class: r.Class, Alloc: r.Alloc, Free: r.Free}
+	}
+	return out
+}
+
+// Counters returns a pool's rows with cumulative operations and bytes in
+// place of rates, or false when the stream has not reported the pool.
+func (s *IostatSampler) Counters(pool string) ([]zpool.IostatRow, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p, ok := s.pools[pool]
+	if !ok {
+		return nil, false
+	}
+	return slices.Clone(p.rows), true
+}
+
+// Expect tells the sampler which pools exist. Some zpool versions do not
+// add pools created after the stream started: when a pool stays missing
+// for three intervals, the stream is restarted.
+func (s *IostatSampler) Expect(pools []string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.running {
+		return
+	}
+	now := s.now()
+	for _, name := range pools {
+		if _, ok := s.pools[name]; ok {
+			continue
+		}
+		since, ok := s.missing[name]
+		if !ok {
+			s.missing[name] = now
+			continue
+		}
+		if now.Sub(since) > 3*s.interval {
+			delete(s.missing, name)
+			select {
+			case s.restart <- struct{}{}:
+			default:
+			}
+		}
+	}
+}
+
+// LastReport is when the stream last delivered a report.
+func (s *IostatSampler) LastReport() (time.Time, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.lastReport, !s.lastReport.IsZero()
+}
+
+// Healthy reports whether the stream runs and reported within three
+// intervals.
+func (s *IostatSampler) Healthy() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.running && s.now().Sub(s.lastReport) < 3*s.interval
+}

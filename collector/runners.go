@@ -1,0 +1,26 @@
+package collector
+
+import (
+	"time"
+
+	"github.com/zpool-exporter/zpool_exporter/collector/internal/runner"
+)
+
+// ExecRunner returns the runner of real commands (deadlines, one process
+// per command line, process-group kill, LC_ALL=C) and its stream starter.
+func ExecRunner() (Runner, StreamFunc) {
+	r := runner.NewExec(runner.ExecOptions{})
+	return r, r.StartStream
+}
+
+// ReplayRunner returns a runner that serves captured outputs from dir
+// instead of running commands, and its stream starter. A directory of
+// numbered steps moves to the next step every step (looping), and its
+// streams repeat their capture every streamEvery, as zpool iostat would.
+func ReplayRunner(dir string, step, streamEvery time.Duration) (Runner, StreamFunc, error) {
+	r, err := runner.NewReplayWithOptions(dir, runner.ReplayOptions{StepEvery: step, Loop: true, StreamEvery: streamEvery})
+	if err != nil {
+		return nil, nil, err
+	}
+	return r, r.StartStream, nil
+}

@@ -1,0 +1,440 @@
+package collector
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/zpool-exporter/zpool_exporter/collector/internal/runner"
+	"github.com/zpool-exporter/zpool_exporter/collector/internal/zpool"
+)
+
+// Runner runs a command and returns its standard output. The exec runner
+// runs zpool; the replay runner serves captured outputs.
+type Runner interface {
+	Run(ctx context.Context, name string, args ...string) ([]byte, error)
+}
+
+// SourceConfig says where the zpool command is and how to sample it.
+type SourceConfig struct {
+	Runner Runner
+	Zpool  string // the zpool command, "zpool" unless told otherwise
+	// Location is the time zone zpool prints dates in (the host's).
+	Location *time.Location
+	// Sampler integrates a long-running `zpool iostat -v INTERVAL` into
+	// counters where vdev properties are not available. Nil disables it.
+	Sampler *IostatSampler
+	// Now is the clock, for tests.
+	Now func() time.Time
+}
+
+// Capabilities is what this zpool can print, detected by trying the best
+// form first and logged once.
+type Capabilities struct {
+	StatusFormat string   // "json", "exact" (status -p) or "text"
+	GetArgs      []string // the `zpool get ... all` arguments that work here; nil: `get all POOL...`
+	// VdevProperties is true when `zpool get ... all-vdevs` works (OpenZFS
+	// 2.2+); it can only be tried once a pool exists.
+	VdevProperties      bool
+	VdevPropertiesKnown bool
+}
+
+// Status formats.
+const (
+	StatusJSON  = "json"
+	StatusExact = "exact"
+	StatusText  = "text"
+)
+
+// Forms of `zpool get` for pool properties, best first: exact and
+// scripted, then scripted. When neither works (zfs-fuse, old Solaris), the
+// table of `zpool get all POOL...` is read, with the pools from status.
+var getForms = [][]string{{"get", "-Hp", "all"}, {"get", "-H", "all"}}
+
+// Source runs the zpool commands for the collectors and keeps what must
+// outlive a scrape: capabilities and when each source last worked.
+type Source struct {
+	cfg    SourceConfig
+	logger *slog.Logger
+
+	detectMu sync.Mutex // held while detecting, which may take a whole scrape
+
+	mu        sync.Mutex // guards what follows
+	caps      *Capabilities
+	freshness map[string]sourceState
+}
+
+type sourceState struct {
+	lastSuccess time.Time
+	up          bool
+}
+
+// Source names, as the source label of the freshness metrics.
+const (
+	SourceStatus         = "zpool_status"
+	SourceProperties     = "zpool_get"
+	SourceVdevProperties = "zpool_vdev_properties"
+	SourceIostatStream   = "zpool_iostat_stream"
+)
+
+// NewSource returns a Source; capabilities are detected on first use.
+func NewSource(cfg SourceConfig, logger *slog.Logger) *Source {
+	if cfg.Zpool == "" {
+		cfg.Zpool = "zpool"
+	}
+	if cfg.Location == nil {
+		cfg.Location = time.Local
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	return &Source{cfg: cfg, logger: logger, freshness: map[string]sourceState{}}
+}
+
+// Capabilities detects what zpool can do, once. A detection that timed out
+// is not remembered, so a zpool that hung at start is asked again later.
+func (s *Source) Capabilities(ctx context.Context) (Capabilities, error) {
+	s.detectMu.Lock()
+	defer s.detectMu.Unlock()
+	s.mu.Lock()
+	caps := s.caps
+	s.mu.Unlock()
+	if caps != nil {
+		return *caps, nil
+	}
+	detected, err := s.detect(ctx)
+	if err != nil {
+		return Capabilities{}, err
+	}
+	s.mu.Lock()
+	s.caps = &detected
+	s.mu.Unlock()
+	caps = &detected
+	s.logger.Info("detected zpool capabilities", "status", caps.StatusFormat,
+		"properties", getDescription(caps.GetArgs))
+	return *caps, nil
+}
+
+func (s *Source) detect(ctx context.Context) (Capabilities, error) {
+	var caps Capabilities
+	// The best status form whose output this exporter can also parse.
+	probes := []struct {
+		format string
+		args   []string
+		parse  func([]byte) error
+	}{
+		{StatusJSON, []string{"status", "-j", "--json-int"}, func(b []byte) error {
+			_, err := zpool.ParseStatusJSON(bytes.NewReader(b))
+			return err
+		}},
+		{StatusExact, []string{"status", "-p"}, nil},
+	}
+	caps.StatusFormat = StatusText
+	for _, p := range probes {
+		out, err := s.cfg.Runner.Run(ctx, s.cfg.Zpool, p.args...)
+		if inconclusive(ctx, err) {
+			return caps, fmt.Errorf("detecting zpool capabilities: %w", err)
+		}
+		if err == nil && p.parse != nil {
+			err = p.parse(out)
+		}
+		if err == nil {
+			caps.StatusFormat = p.format
+			break
+		}
+		s.logger.Debug("zpool status form not available", "args", strings.Join(p.args, " "), "err", err)
+	}
+	for _, args := range getForms {
+		_, err := s.cfg.Runner.Run(ctx, s.cfg.Zpool, args...)
+		if inconclusive(ctx, err) {
+			return caps, fmt.Errorf("detecting zpool capabilities: %w", err)
+		}
+		if err == nil {
+			caps.GetArgs = args
+			break
+		}
+		s.logger.Debug("zpool get form not available", "args", strings.Join(args, " "), "err", err)
+	}
+	return caps, nil
+}
+
+// inconclusive tells a command that did not answer (timed out, or refused
+// because an earlier run still hangs) from one that said no: only a "no"
+// may rule a capability out.
+func inconclusive(ctx context.Context, err error) bool {
+	return ctx.Err() != nil || errors.Is(err, runner.ErrTimeout) || errors.Is(err, runner.ErrStillRunning)
+}
+
+// detectVdevProperties tries vdev properties on a pool that exists.
+func (s *Source) detectVdevProperties(ctx context.Context, pool string) bool {
+	s.mu.Lock()
+	known, ok := s.caps != nil && s.caps.VdevPropertiesKnown, s.caps != nil && s.caps.VdevProperties
+	s.mu.Unlock()
+	if known {
+		return ok
+	}
+	_, err := s.cfg.Runner.Run(ctx, s.cfg.Zpool, "get", "-Hp", "all", pool, "all-vdevs")
+	if inconclusive(ctx, err) {
+		return false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.caps == nil || s.caps.VdevPropertiesKnown {
+		return s.caps != nil && s.caps.VdevProperties
+	}
+	s.caps.VdevPropertiesKnown = true
+	s.caps.VdevProperties = err == nil
+	if err == nil {
+		s.logger.Info("per-vdev I/O counters come from vdev properties")
+	} else {
+		s.logger.Info("vdev properties not available; per-vdev I/O counters come from a zpool iostat stream", "err", err)
+	}
+	return s.caps.VdevProperties
+}
+
+// record notes the outcome of reading a source.
+func (s *Source) record(source string, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := s.freshness[source]
+	st.up = err == nil
+	if err == nil {
+		st.lastSuccess = s.cfg.Now()
+	}
+	s.freshness[source] = st
+}
+
+var (
+	sourceLastSuccessDesc = prometheus.NewDesc(
+		prometheus.BuildFQName(namespace, "exporter", "source_last_success_timestamp_seconds"),
+		"When a source last gave a usable answer (Unix time). A source that stops moving is stale: its metrics are missing or come from a fallback.",
+		[]string{"source"}, nil)
+	sourceUpDesc = prometheus.NewDesc(
+		prometheus.BuildFQName(namespace, "exporter", "source_up"),
+		"1 when the last read of a source worked, 0 when it failed or timed out.",
+		[]string{"source"}, nil)
+	capabilitiesDesc = prometheus.NewDesc(
+		prometheus.BuildFQName(namespace, "exporter", "capabilities_info"),
+		"What the zpool command of this host can print, as detected at start: status format (json, exact, text) and the source of per-vdev I/O counters.",
+		[]string{"status_format", "vdev_io"}, nil)
+)
+
+func (s *Source) collectSourceMetrics(ch chan<- prometheus.Metric) {
+	if s.cfg.Sampler != nil {
+		if t, ok := s.cfg.Sampler.LastReport(); ok {
+			s.mu.Lock()
+			s.freshness[SourceIostatStream] = sourceState{lastSuccess: t, up: s.cfg.Sampler.Healthy()}
+			s.mu.Unlock()
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	names := make([]string, 0, len(s.freshness))
+	for name := range s.freshness {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		st := s.freshness[name]
+		up := 0.0
+		if st.up {
+			up = 1
+		}
+		ch <- prometheus.MustNewConstMetric(sourceUpDesc, prometheus.GaugeValue, up, name)
+		if !st.lastSuccess.IsZero() {
+			ch <- prometheus.MustNewConstMetric(sourceLastSuccessDesc, prometheus.GaugeValue,
+				float64(st.lastSuccess.UnixNano())/1e9, name)
+		}
+	}
+	if s.caps != nil {
+		vdevIO := "none"
+		switch {
+		case s.caps.VdevPropertiesKnown && s.caps.VdevProperties:
+			vdevIO = "vdev_properties"
+		case s.cfg.Sampler != nil:
+			vdevIO = "iostat_stream"
+		}
+		ch <- prometheus.MustNewConstMetric(capabilitiesDesc, prometheus.GaugeValue, 1, s.caps.StatusFormat, vdevIO)
+	}
+}
+
+// Scrape memoizes the sources read during one scrape, so that collectors
+// running side by side share one `zpool status`.
+type Scrape struct {
+	source *Source
+
+	statusOnce sync.Once
+	status     *zpool.Status
+	statusErr  error
+
+	propsOnce sync.Once
+	props     []zpool.Property
+	propsErr  error
+}
+
+// NewScrape starts a scrape.
+func (s *Source) NewScrape() *Scrape { return &Scrape{source: s} }
+
+// Status returns the parsed `zpool status` in the best form this zpool has.
+func (sc *Scrape) Status(ctx context.Context) (*zpool.Status, error) {
+	sc.statusOnce.Do(func() {
+		sc.status, sc.statusErr = sc.source.readStatus(ctx)
+		sc.source.record(SourceStatus, sc.statusErr)
+	})
+	return sc.status, sc.statusErr
+}
+
+func (s *Source) readStatus(ctx context.Context) (*zpool.Status, error) {
+	caps, err := s.Capabilities(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var args []string
+	switch caps.StatusFormat {
+	case StatusJSON:
+		args = []string{"status", "-j", "--json-int"}
+	case StatusExact:
+		args = []string{"status", "-p"}
+	default:
+		args = []string{"status"}
+	}
+	out, err := s.cfg.Runner.Run(ctx, s.cfg.Zpool, args...)
+	if err != nil {
+		return nil, err
+	}
+	cmd := s.cfg.Zpool + " " + strings.Join(args, " ")
+	var st *zpool.Status
+	if caps.StatusFormat == StatusJSON {
+		st, err = zpool.ParseStatusJSON(bytes.NewReader(out))
+		if err == nil {
+			// JSON carries raw scan figures only; zpool's text derives the
+			// rate and time left from them and the clock, and so do we.
+			now := s.cfg.Now()
+			for _, p := range st.Pools {
+				for i := range p.Scans {
+					p.Scans[i].Estimate(now)
+				}
+			}
+		}
+	} else {
+		st, err = zpool.ParseStatus(bytes.NewReader(out), s.cfg.Location)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("parsing output of `%s`: %w", cmd, err)
+	}
+	if st.Pools == nil && !bytes.Contains(out, []byte("no pools available")) && len(bytes.TrimSpace(out)) > 0 && caps.StatusFormat != StatusJSON {
+		return nil, fmt.Errorf("`%s` printed no pool that could be read", cmd)
+	}
+	return st, nil
+}
+
+// Properties returns every pool's properties from `zpool get all`.
+func (sc *Scrape) Properties(ctx context.Context) ([]zpool.Property, error) {
+	sc.propsOnce.Do(func() {
+		sc.props, sc.propsErr = sc.readProperties(ctx)
+		sc.source.record(SourceProperties, sc.propsErr)
+	})
+	return sc.props, sc.propsErr
+}
+
+func (sc *Scrape) readProperties(ctx context.Context) ([]zpool.Property, error) {
+	s := sc.source
+	caps, err := s.Capabilities(ctx)
+	if err != nil {
+		return nil, err
+	}
+	args := caps.GetArgs
+	if args == nil {
+		st, err := sc.Status(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if len(st.Pools) == 0 {
+			return nil, nil
+		}
+		args = []string{"get", "all"}
+		for _, p := range st.Pools {
+			args = append(args, p.Name)
+		}
+	}
+	out, err := s.cfg.Runner.Run(ctx, s.cfg.Zpool, args...)
+	if err != nil {
+		return nil, err
+	}
+	props, err := zpool.ParseGet(bytes.NewReader(out))
+	if err != nil {
+		return nil, fmt.Errorf("parsing output of `%s %s`: %w", s.cfg.Zpool, strings.Join(args, " "), err)
+	}
+	return props, nil
+}
+
+// VdevProperties returns the properties of every vdev of a pool, among
+// them cumulative I/O counters, or ok=false when this zpool has none.
+func (sc *Scrape) VdevProperties(ctx context.Context, pool string) (props []zpool.Property, ok bool, err error) {
+	s := sc.source
+	if !s.detectVdevProperties(ctx, pool) {
+		return nil, false, nil
+	}
+	out, err := s.cfg.Runner.Run(ctx, s.cfg.Zpool, "get", "-Hp", "all", pool, "all-vdevs")
+	if err == nil {
+		props, err = zpool.ParseGet(bytes.NewReader(out))
+		if err != nil {
+			err = fmt.Errorf("parsing vdev properties of pool %s: %w", pool, err)
+		}
+	}
+	s.record(SourceVdevProperties, err)
+	return props, true, err
+}
+
+var (
+	commandRunsDesc = prometheus.NewDesc(
+		prometheus.BuildFQName(namespace, "exporter", "command_runs_total"),
+		"Processes started per command line.", []string{"command"}, nil)
+	commandFailuresDesc = prometheus.NewDesc(
+		prometheus.BuildFQName(namespace, "exporter", "command_failures_total"),
+		"Runs of a command line that failed, timeouts included.", []string{"command"}, nil)
+	commandTimeoutsDesc = prometheus.NewDesc(
+		prometheus.BuildFQName(namespace, "exporter", "command_timeouts_total"),
+		"Runs of a command line killed at the scrape deadline.", []string{"command"}, nil)
+	commandRefusedDesc = prometheus.NewDesc(
+		prometheus.BuildFQName(namespace, "exporter", "command_refused_total"),
+		"Runs not started because an earlier process of the same command line had not exited.", []string{"command"}, nil)
+	commandHungDesc = prometheus.NewDesc(
+		prometheus.BuildFQName(namespace, "exporter", "command_hung"),
+		"1 while a process of the command line was killed but has not exited (zpool stuck in the kernel, for example on a suspended pool).", []string{"command"}, nil)
+)
+
+// collectCommandMetrics reports the runner's per-command counts, when the
+// runner keeps them.
+func (s *Source) collectCommandMetrics(ch chan<- prometheus.Metric) {
+	r, ok := s.cfg.Runner.(runner.StatsReporter)
+	if !ok {
+		return
+	}
+	for line, st := range r.Stats() {
+		counter(ch, commandRunsDesc, float64(st.Runs), line)
+		counter(ch, commandFailuresDesc, float64(st.Failures), line)
+		counter(ch, commandTimeoutsDesc, float64(st.Timeouts), line)
+		counter(ch, commandRefusedDesc, float64(st.Refused), line)
+		hung := 0.0
+		if st.StillRunning {
+			hung = 1
+		}
+		gauge(ch, commandHungDesc, hung, line)
+	}
+}
+
+func getDescription(args []string) string {
+	if args == nil {
+		return "get all POOL..."
+	}
+	return strings.Join(args, " ")
+}

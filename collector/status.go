@@ -1,0 +1,224 @@
+package collector
+
+import (
+	"context"
+	"log/slog"
+	"slices"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/zpool-exporter/zpool_exporter/collector/internal/zpool"
+)
+
+func init() {
+	register("status", true, "Pool and vdev health, error counters and scrub/resilver progress from zpool status", newStatusCollector)
+}
+
+// Known states get one series each, so that an alert can test
+// state="degraded" == 1 and a dashboard can colour a row without knowing
+// every value in advance. A state outside these lists gets a series too.
+var (
+	poolStates = []string{"online", "degraded", "faulted", "offline", "unavail", "removed", "suspended"}
+	vdevStates = []string{"online", "degraded", "faulted", "offline", "unavail", "removed", "avail", "inuse"}
+	scanStates = []string{zpool.ScanScanning, zpool.ScanPaused, zpool.ScanFinished, zpool.ScanCanceled}
+)
+
+var (
+	poolStateDesc = desc("pool", "state",
+		"1 for the pool's current health state, 0 for the others (from zpool status).", "pool", "state")
+	poolDataErrorsDesc = desc("pool", "data_errors",
+		"Data errors zpool status reports for the pool (permanent errors in files or metadata).", "pool")
+	poolStatusInfoDesc = desc("pool", "status_info",
+		"Present while zpool status explains a problem with the pool; message_id is the ZFS-8000-xx message it refers to.", "pool", "message_id")
+
+	vdevStateDesc = desc("vdev", "state",
+		"1 for the vdev's current state, 0 for the others; hot spares report avail or inuse.", "pool", "vdev", "state")
+	vdevInfoDesc = desc("vdev", "info",
+		"The vdev's place in the pool: type, allocation class, parent vdev, device path and GUID. The pool's own row is the vdev named after the pool, of type root.",
+		"pool", "vdev", "vdev_type", "class", "parent", "path", "guid")
+	vdevReadErrorsDesc = desc("vdev", "read_errors_total",
+		"Read errors counted on the vdev since import or the last zpool clear.", "pool", "vdev")
+	vdevWriteErrorsDesc = desc("vdev", "write_errors_total",
+		"Write errors counted on the vdev since import or the last zpool clear.", "pool", "vdev")
+	vdevChecksumErrorsDesc = desc("vdev", "checksum_errors_total",
+		"Checksum errors counted on the vdev since import or the last zpool clear.", "pool", "vdev")
+	vdevSlowIOsDesc = desc("vdev", "slow_ios_total",
+		"I/Os on the vdev that took longer than zio_slow_io_ms, since import or the last zpool clear.", "pool", "vdev")
+	vdevResilveredDesc = desc("vdev", "resilvered_bytes",
+		"Bytes resilvered onto the vdev by the current or last resilver.", "pool", "vdev")
+	vdevRepairedDesc = desc("vdev", "repaired_bytes",
+		"Bytes repaired on the vdev by the current or last scrub.", "pool", "vdev")
+
+	scanLabels        = []string{"pool", "function", "vdev"}
+	scanStateDesc     = desc("scan", "state", "1 for the scan's current state, 0 for the others. function is scrub, resilver, rebuild (sequential resilver, per top-level vdev) or error_scrub.", append(scanLabels, "state")...)
+	scanExaminedDesc  = desc("scan", "examined_bytes", "Bytes the scan has examined (scanned) so far.", scanLabels...)
+	scanIssuedDesc    = desc("scan", "issued_bytes", "Bytes the scan has issued for verification so far.", scanLabels...)
+	scanTotalDesc     = desc("scan", "total_bytes", "Bytes the scan has to examine.", scanLabels...)
+	scanProcessedDesc = desc("scan", "processed_bytes", "Bytes repaired (scrub) or resilvered so far.", scanLabels...)
+	scanErrorsDesc    = desc("scan", "errors", "Errors the scan found that it could not repair.", scanLabels...)
+	scanProgressDesc  = desc("scan", "progress_ratio", "Share of the scan done, as zpool reports it (may exceed 1).", scanLabels...)
+	scanRateDesc      = desc("scan", "issue_rate_bytes_per_second", "Rate at which the running scan issues bytes.", scanLabels...)
+	scanRemainingDesc = desc("scan", "remaining_seconds", "Time zpool estimates the running scan still needs.", scanLabels...)
+	scanStartDesc     = desc("scan", "start_time_seconds", "When the scan started (Unix time).", scanLabels...)
+	scanEndDesc       = desc("scan", "end_time_seconds", "When the scan finished or was canceled (Unix time).", scanLabels...)
+	scanDurationDesc  = desc("scan", "duration_seconds", "How long the finished scan took.", scanLabels...)
+)
+
+func desc(subsystem, name, help string, labels ...string) *prometheus.Desc {
+	return prometheus.NewDesc(prometheus.BuildFQName(namespace, subsystem, name), help, labels, nil)
+}
+
+type statusCollector struct{}
+
+func newStatusCollector(*Source, *slog.Logger) (Collector, error) { return statusCollector{}, nil }
+
+func (statusCollector) Update(ctx context.Context, s *Scrape, ch chan<- prometheus.Metric) error {
+	st, err := s.Status(ctx)
+	if err != nil {
+		return err
+	}
+	for _, p := range st.Pools {
+		collectPool(p, ch)
+	}
+	return nil
+}
+
+func collectPool(p *zpool.Pool, ch chan<- prometheus.Metric) {
+	stateSet(ch, poolStateDesc, poolStates, p.State, p.Name)
+	if p.DataErrors != nil {
+		gauge(ch, poolDataErrorsDesc, *p.DataErrors, p.Name)
+	}
+	if p.Status != "" || p.MessageID != "" {
+		gauge(ch, poolStatusInfoDesc, 1, p.Name, p.MessageID)
+	}
+	for _, scan := range p.Scans {
+		collectScan(p.Name, scan, ch)
+	}
+	if p.Root == nil {
+		return
+	}
+	spares := activeSpares(p.Root)
+	walkVdevs(p.Root, "", func(v *zpool.Vdev, parent string) {
+		if slot, ok := spares[v.Name]; ok {
+			if v.Class == zpool.ClassSpare {
+				return // reported with the copy that stands in
+			}
+			v = standIn(v, slot)
+		}
+		collectVdev(p.Name, v, parent, ch)
+	})
+}
+
+// activeSpares finds the hot spares that stand in for another disk: zpool
+// lists each of them twice, in the spares section (INUSE) and inside the
+// spare-N vdev. They are reported once, as the copy in the tree.
+func activeSpares(root *zpool.Vdev) map[string]*zpool.Vdev {
+	slots := map[string]*zpool.Vdev{}
+	for _, top := range root.Children {
+		if top.Class == zpool.ClassSpare {
+			slots[top.Name] = top
+		}
+	}
+	active := map[string]*zpool.Vdev{}
+	walkVdevs(root, "", func(v *zpool.Vdev, _ string) {
+		if slot, ok := slots[v.Name]; ok && v.Class != zpool.ClassSpare {
+			active[v.Name] = slot
+		}
+	})
+	return active
+}
+
+// standIn is the in-tree copy of an active spare with the spare's state
+// ("inuse"), unless the copy itself is in trouble (faulted, unavail...),
+// which matters more.
+func standIn(v, slot *zpool.Vdev) *zpool.Vdev {
+	merged := *v
+	merged.Class = zpool.ClassSpare
+	if v.State == "online" || v.State == "" {
+		merged.State = slot.State
+	}
+	return &merged
+}
+
+// walkVdevs visits the tree depth first, in print order.
+func walkVdevs(v *zpool.Vdev, parent string, visit func(v *zpool.Vdev, parent string)) {
+	visit(v, parent)
+	for _, c := range v.Children {
+		walkVdevs(c, v.Name, visit)
+	}
+}
+
+func collectVdev(pool string, v *zpool.Vdev, parent string, ch chan<- prometheus.Metric) {
+	stateSet(ch, vdevStateDesc, vdevStates, v.State, pool, v.Name)
+	gauge(ch, vdevInfoDesc, 1, pool, v.Name, v.Type, v.Class, parent, v.Path, v.GUID)
+	// Spares print no counters.
+	if v.Class != zpool.ClassSpare || v.Type == "root" {
+		counter(ch, vdevReadErrorsDesc, v.ReadErrors, pool, v.Name)
+		counter(ch, vdevWriteErrorsDesc, v.WriteErrors, pool, v.Name)
+		counter(ch, vdevChecksumErrorsDesc, v.ChecksumErrors, pool, v.Name)
+	}
+	optCounter(ch, vdevSlowIOsDesc, v.SlowIOs, pool, v.Name)
+	optGauge(ch, vdevResilveredDesc, v.ResilveredBytes, pool, v.Name)
+	optGauge(ch, vdevRepairedDesc, v.RepairedBytes, pool, v.Name)
+}
+
+func collectScan(pool string, s zpool.Scan, ch chan<- prometheus.Metric) {
+	if s.Function == "" || s.State == zpool.ScanNone {
+		return
+	}
+	l := []string{pool, s.Function, s.Vdev}
+	stateSet(ch, scanStateDesc, scanStates, s.State, l...)
+	// An error scrub counts error blocks, not bytes: no byte figures.
+	if s.Function != zpool.ScanErrorScrub {
+		optGauge(ch, scanExaminedDesc, s.Examined, l...)
+		optGauge(ch, scanIssuedDesc, s.Issued, l...)
+		optGauge(ch, scanTotalDesc, s.Total, l...)
+	}
+	optGauge(ch, scanProcessedDesc, s.Processed, l...)
+	optGauge(ch, scanErrorsDesc, s.Errors, l...)
+	optGauge(ch, scanProgressDesc, s.Progress, l...)
+	optGauge(ch, scanRateDesc, s.IssueRate, l...)
+	optGauge(ch, scanRemainingDesc, s.Remaining, l...)
+	optGauge(ch, scanDurationDesc, s.Duration, l...)
+	if !s.Start.IsZero() {
+		gauge(ch, scanStartDesc, float64(s.Start.Unix()), l...)
+	}
+	if !s.End.IsZero() {
+		gauge(ch, scanEndDesc, float64(s.End.Unix()), l...)
+	}
+}
+
+// stateSet sends one series per known state, and one more for a state
+// outside the list, so that nothing zpool prints is lost.
+func stateSet(ch chan<- prometheus.Metric, d *prometheus.Desc, known []string, current string, labels ...string) {
+	for _, state := range known {
+		v := 0.0
+		if state == current {
+			v = 1
+		}
+		gauge(ch, d, v, append(labels[:len(labels):len(labels)], state)...)
+	}
+	if current != "" && !slices.Contains(known, current) {
+		gauge(ch, d, 1, append(labels[:len(labels):len(labels)], current)...)
+	}
+}
+
+func gauge(ch chan<- prometheus.Metric, d *prometheus.Desc, v float64, labels ...string) {
+	ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, labels...)
+}
+
+func counter(ch chan<- prometheus.Metric, d *prometheus.Desc, v float64, labels ...string) {
+	ch <- prometheus.MustNewConstMetric(d, prometheus.CounterValue, v, labels...)
+}
+
+func optGauge(ch chan<- prometheus.Metric, d *prometheus.Desc, v *float64, labels ...string) {
+	if v != nil {
+		gauge(ch, d, *v, labels...)
+	}
+}
+
+func optCounter(ch chan<- prometheus.Metric, d *prometheus.Desc, v *float64, labels ...string) {
+	if v != nil {
+		counter(ch, d, *v, labels...)
+	}
+}

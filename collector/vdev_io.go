@@ -1,0 +1,134 @@
+package collector
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/zpool-exporter/zpool_exporter/collector/internal/zpool"
+)
+
+func init() {
+	register("vdev_io", true, "Per-vdev read/write operations and bytes as counters, from vdev properties or a zpool iostat stream", newVdevIOCollector)
+}
+
+var (
+	vdevReadBytesDesc  = desc("vdev", "read_bytes_total", "Bytes read from the vdev. The vdev named after the pool is the whole pool.", "pool", "vdev")
+	vdevWriteBytesDesc = desc("vdev", "write_bytes_total", "Bytes written to the vdev. The vdev named after the pool is the whole pool.", "pool", "vdev")
+	vdevReadOpsDesc    = desc("vdev", "read_operations_total", "Read operations on the vdev.", "pool", "vdev")
+	vdevWriteOpsDesc   = desc("vdev", "write_operations_total", "Write operations on the vdev.", "pool", "vdev")
+)
+
+type vdevIOCollector struct {
+	sampler *IostatSampler
+	logger  *slog.Logger
+}
+
+func newVdevIOCollector(src *Source, logger *slog.Logger) (Collector, error) {
+	return &vdevIOCollector{sampler: src.cfg.Sampler, logger: logger}, nil
+}
+
+func (c *vdevIOCollector) Update(ctx context.Context, s *Scrape, ch chan<- prometheus.Metric) error {
+	st, err := s.Status(ctx)
+	if err != nil {
+		return err
+	}
+	if c.sampler != nil {
+		names := make([]string, 0, len(st.Pools))
+		for _, p := range st.Pools {
+			names = append(names, p.Name)
+		}
+		c.sampler.Expect(names)
+	}
+	var errs []error
+	for _, p := range st.Pools {
+		if p.Root == nil {
+			continue
+		}
+		if err := c.collectPool(ctx, s, p, ch); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func (c *vdevIOCollector) collectPool(ctx context.Context, s *Scrape, p *zpool.Pool, ch chan<- prometheus.Metric) error {
+	props, ok, err := s.VdevProperties(ctx, p.Name)
+	if err != nil {
+		return err
+	}
+	if ok {
+		return collectVdevIOProperties(p, props, ch)
+	}
+	if c.sampler == nil {
+		return nil
+	}
+	rows, ok := c.sampler.Counters(p.Name)
+	if !ok {
+		return nil // not sampled yet
+	}
+	matched, err := zpool.MatchIostat(p, rows)
+	if err != nil {
+		return fmt.Errorf("pool %s: matching zpool iostat rows to zpool status: %w", p.Name, err)
+	}
+	walkVdevs(p.Root, "", func(v *zpool.Vdev, _ string) {
+		if row, ok := matched[v]; ok {
+			sendVdevIO(ch, p.Name, v.Name, row.ReadBytes, row.WriteBytes, row.ReadOps, row.WriteOps)
+		}
+	})
+	return nil
+}
+
+func sendVdevIO(ch chan<- prometheus.Metric, pool, vdev string, readBytes, writeBytes, readOps, writeOps float64) {
+	counter(ch, vdevReadBytesDesc, readBytes, pool, vdev)
+	counter(ch, vdevWriteBytesDesc, writeBytes, pool, vdev)
+	counter(ch, vdevReadOpsDesc, readOps, pool, vdev)
+	counter(ch, vdevWriteOpsDesc, writeOps, pool, vdev)
+}
+
+// collectVdevIOProperties sends the counters of every vdev of the status
+// tree that has them. Vdev properties name the pool's own row "root-0".
+func collectVdevIOProperties(p *zpool.Pool, props []zpool.Property, ch chan<- prometheus.Metric) error {
+	values := map[string]map[string]float64{}
+	var bad error
+	for _, prop := range props {
+		if !vdevIOProperty[prop.Property] {
+			continue
+		}
+		v, err := strconv.ParseFloat(prop.Value, 64)
+		if err != nil {
+			if prop.Value != "-" && bad == nil {
+				bad = fmt.Errorf("pool %s: vdev %s: property %s: not a number: %q", p.Name, prop.Name, prop.Property, prop.Value)
+			}
+			continue
+		}
+		name := prop.Name
+		if strings.HasPrefix(name, "root-") {
+			name = p.Root.Name
+		}
+		if values[name] == nil {
+			values[name] = map[string]float64{}
+		}
+		values[name][prop.Property] = v
+	}
+	walkVdevs(p.Root, "", func(v *zpool.Vdev, _ string) {
+		if m, ok := values[v.Name]; ok && len(m) == 4 {
+			sendVdevIO(ch, p.Name, v.Name, m["read_bytes"], m["write_bytes"], m["read_ops"], m["write_ops"])
+		}
+	})
+	return bad
+}
+
+var vdevIOProperty = map[string]bool{"read_bytes": true, "write_bytes": true, "read_ops": true, "write_ops": true}
+
+func formatSeconds(d time.Duration) string {
+	return strconv.FormatFloat(d.Seconds(), 'f', -1, 64)
+}
+
+func joinArgs(args []string) string { return strings.Join(args, " ") }
