@@ -1,0 +1,48 @@
+GO        ?= go
+STATICCHECK_VERSION ?= v0.8.2
+BIN       := zpool_exporter
+VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo unknown)
+REVISION  ?= $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
+LDFLAGS   := -X github.com/prometheus/common/version.Version=$(VERSION) \
+             -X github.com/prometheus/common/version.Revision=$(REVISION) \
+             -X github.com/prometheus/common/version.Branch=main
+
+.PHONY: build test test-short test-all check fmt vet staticcheck bench fuzz
+
+build:
+	CGO_ENABLED=0 $(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/zpool_exporter
+
+# The quick tier: parsers, collectors over captured outputs, the binary over
+# a replay; tests that need zfs-fuse, root or promtool are skipped.
+test-short:
+	$(GO) test -short -count=1 ./...
+
+test:
+	$(GO) test -count=1 ./...
+
+# Everything, as CI runs it (root: installs and starts zfs-fuse).
+test-all:
+	./scripts/test-all.sh
+
+check: fmt vet staticcheck
+
+fmt:
+	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+
+vet:
+	$(GO) vet ./...
+
+staticcheck:
+	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) ./...
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./collector/...
+
+# Runs each fuzz target for FUZZTIME (the seeds alone run in every go test).
+FUZZTIME ?= 30s
+fuzz:
+	@for pkg in ./collector/internal/...; do \
+		for f in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
+			$(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
+		done; \
+	done
