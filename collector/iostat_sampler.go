@@ -40,6 +40,9 @@ type IostatSampler struct {
 	running    bool
 	missing    map[string]time.Time // pools status shows but the stream does not, since when
 	restart    chan struct{}
+
+	needed   chan struct{} // closed by Need
+	needOnce sync.Once
 }
 
 type sampledPool struct {
@@ -60,12 +63,22 @@ func NewIostatSampler(zpoolCmd string, interval time.Duration, stream StreamFunc
 		pools:    map[string]*sampledPool{},
 		missing:  map[string]time.Time{},
 		restart:  make(chan struct{}, 1),
+		needed:   make(chan struct{}),
 	}
 }
 
-// Run samples until ctx ends, restarting the stream with back-off when
-// zpool exits or prints something unreadable.
+// Need starts the stream, if it has not started: where vdev properties
+// give the counters, no zpool iostat runs at all.
+func (s *IostatSampler) Need() { s.needOnce.Do(func() { close(s.needed) }) }
+
+// Run samples, from the first call of Need until ctx ends, restarting the
+// stream with back-off when zpool exits or prints something unreadable.
 func (s *IostatSampler) Run(ctx context.Context) {
+	select {
+	case <-ctx.Done():
+		return
+	case <-s.needed:
+	}
 	args := []string{"iostat", "-v"}
 	// Exact figures (-p) where this zpool has them: human units round to
 	// three digits.

@@ -69,6 +69,7 @@ func (c *vdevIOCollector) collectPool(ctx context.Context, s *Scrape, p *zpool.P
 	if c.sampler == nil {
 		return nil
 	}
+	c.sampler.Need()
 	rows, ok := c.sampler.Counters(p.Name)
 	if !ok {
 		return nil // not sampled yet

@@ -1,0 +1,100 @@
+package collector
+
+import (
+	"io"
+	"log/slog"
+	"math"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/zpool-exporter/zpool_exporter/internal/sample"
+)
+
+func newTestSampler(interval time.Duration) *IostatSampler {
+	s := NewIostatSampler("zpool", interval, nil, nil, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	s.now = func() time.Time { return testNow }
+	return s
+}
+
+func leafWrite(t *testing.T, s *IostatSampler, pool, leaf string) float64 {
+	t.Helper()
+	rows, ok := s.Counters(pool)
+	if !ok {
+		t.Fatalf("no counters for pool %s", pool)
+	}
+	for _, r := range rows {
+		if r.Name == leaf {
+			return r.WriteBytes
+		}
+	}
+	t.Fatalf("no row %s in pool %s", leaf, pool)
+	return 0
+}
+
+// A real zfs-fuse stream of three one-second reports while data was
+// written: the first (since import) is skipped, the next two integrated.
+func TestSamplerIntegratesRates(t *testing.T) {
+	f, err := sample.Read("internal/zpool/testdata/zfs-fuse/interval__iostat-v-1-3.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := newTestSampler(time.Second)
+	if err := s.consume(strings.NewReader(string(f.Body))); err != nil {
+		t.Fatal(err)
+	}
+	const leaf = "/var/tmp/zfs-fuse-capture/m1"
+	// Reports 2 and 3 print 12.4M and 10.5M per second for m1.
+	want := (12.4 + 10.5) * (1 << 20)
+	if got := leafWrite(t, s, "cmirror", leaf); math.Abs(got-want) > 1 {
+		t.Errorf("m1 write bytes = %v, want %v", got, want)
+	}
+	// A restarted stream adds to the same counters; its first report is
+	// skipped again.
+	if err := s.consume(strings.NewReader(string(f.Body))); err != nil {
+		t.Fatal(err)
+	}
+	if got := leafWrite(t, s, "cmirror", leaf); math.Abs(got-2*want) > 1 {
+		t.Errorf("after a restart m1 write bytes = %v, want %v", got, 2*want)
+	}
+}
+
+func TestSamplerResetsOnLayoutChangeAndForgetsGonePools(t *testing.T) {
+	mirror, err := sample.Read("internal/zpool/testdata/zfs-fuse/interval__iostat-v-1-3.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := newTestSampler(2 * time.Second)
+	if err := s.consume(strings.NewReader(string(mirror.Body))); err != nil {
+		t.Fatal(err)
+	}
+	const leaf = "/var/tmp/zfs-fuse-capture/m1"
+	if got, want := leafWrite(t, s, "cmirror", leaf), 2*(12.4+10.5)*(1<<20); math.Abs(got-want) > 1 {
+		t.Errorf("with a 2 s interval m1 write bytes = %v, want %v", got, want)
+	}
+	// The same pool with another layout: counters start again.
+	other := strings.ReplaceAll(string(mirror.Body), "m2", "m3")
+	if err := s.consume(strings.NewReader(other)); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := leafWrite(t, s, "cmirror", leaf), 2*(12.4+10.5)*(1<<20); math.Abs(got-want) > 1 {
+		t.Errorf("after a layout change m1 write bytes = %v, want %v (counted from 0)", got, want)
+	}
+	// A report without the pool (destroyed) forgets it.
+	two, err := os.ReadFile("internal/zpool/testdata/zfs-fuse/two-pools__iostat-v.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := string(two)[strings.Index(string(two), "# ---\n")+6:]
+	ctwoOnly := body[:strings.Index(body, "cmirror")] + body[strings.Index(body, "ctwo"):]
+	if err := s.consume(strings.NewReader(ctwoOnly)); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := s.Counters("cmirror"); ok {
+		t.Errorf("counters of a pool that left the stream are still served")
+	}
+	if _, ok := s.Counters("ctwo"); !ok {
+		t.Errorf("no counters for ctwo")
+	}
+}
