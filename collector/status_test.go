@@ -44,7 +44,7 @@ func poolMetrics(t *testing.T, fixture string, json bool) []*dto.MetricFamily {
 
 type collectorFunc func(chan<- prometheus.Metric)
 
-func (collectorFunc) Describe(chan<- *prometheus.Desc)     {}
+func (collectorFunc) Describe(chan<- *prometheus.Desc)      {}
 func (f collectorFunc) Collect(ch chan<- prometheus.Metric) { f(ch) }
 
 func near(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(1, math.Abs(b)) }
