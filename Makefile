@@ -7,10 +7,19 @@ LDFLAGS   := -X github.com/prometheus/common/version.Version=$(VERSION) \
              -X github.com/prometheus/common/version.Revision=$(REVISION) \
              -X github.com/prometheus/common/version.Branch=main
 
-.PHONY: build test test-short test-all check fmt vet staticcheck bench fuzz
+.PHONY: build cross test test-short test-all check fmt vet staticcheck bench fuzz
+
+# Every OS the exporter runs on; a build-tag mistake fails here.
+PLATFORMS ?= linux/amd64 linux/arm64 freebsd/amd64 illumos/amd64 solaris/amd64
 
 build:
 	CGO_ENABLED=0 $(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/zpool_exporter
+
+cross:
+	@for p in $(PLATFORMS); do \
+		echo "build $$p"; \
+		GOOS=$${p%/*} GOARCH=$${p#*/} CGO_ENABLED=0 $(GO) build -o /dev/null ./cmd/zpool_exporter || exit 1; \
+	done
 
 # The quick tier: parsers, collectors over captured outputs, the binary over
 # a replay; tests that need zfs-fuse, root or promtool are skipped.

@@ -285,3 +285,43 @@ func TestOpenZFS23Replay(t *testing.T) {
 		replay.Advance()
 	}
 }
+
+// Output that cannot be read fails its collector with an error naming the
+// command and the line, and the other collectors still report.
+func TestUnreadableStatusKeepsTheRest(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, content string) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("zpool_status.txt", "  pool: tank\n state: ONLINE\nconfig:\n\n\tNAME        STATE     READ WRITE CKSUM\n\ttank        ONLINE       0     0     0\n\t  sda       ONLINE      x1     0     0\n")
+	write("zpool_get_-Hp_all.txt", "tank\tsize\t1000\t-\ntank\tallocated\t400\t-\ntank\tfree\t600\t-\ntank\tguid\t42\t-\n")
+	replay, err := runner.NewReplay(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var logs bytes.Buffer
+	logger := slog.New(slog.NewTextHandler(&logs, nil))
+	src := NewSource(SourceConfig{Runner: replay, Location: time.UTC}, logger)
+	e, err := New(src, logger, allCollectors)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fams := gather(t, e)
+	if v, _ := value(fams, "zfs_exporter_collector_success", map[string]string{"collector": "status"}); v != 0 {
+		t.Errorf("status collector succeeded on unreadable output")
+	}
+	if v, _ := value(fams, "zfs_exporter_collector_success", map[string]string{"collector": "properties"}); v != 1 {
+		t.Errorf("properties collector failed with it")
+	}
+	if v, _ := value(fams, "zfs_pool_size_bytes", map[string]string{"pool": "tank"}); v != 1000 {
+		t.Errorf("pool size = %v, want 1000", v)
+	}
+	msg := logs.String()
+	for _, want := range []string{"zpool status", "line 7", "x1"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("the logged error does not name %q:\n%s", want, msg)
+		}
+	}
+}

@@ -40,6 +40,7 @@ type SourceConfig struct {
 // form first and logged once.
 type Capabilities struct {
 	StatusFormat string   // "json", "exact" (status -p) or "text"
+	StatusArgs   []string // the `zpool status` arguments of that format
 	GetArgs      []string // the `zpool get ... all` arguments that work here; nil: `get all POOL...`
 	// VdevProperties is true when `zpool get ... all-vdevs` works (OpenZFS
 	// 2.2+); it can only be tried once a pool exists.
@@ -118,7 +119,7 @@ func (s *Source) Capabilities(ctx context.Context) (Capabilities, error) {
 	s.caps = &detected
 	s.mu.Unlock()
 	caps = &detected
-	s.logger.Info("detected zpool capabilities", "status", caps.StatusFormat,
+	s.logger.Info("detected zpool capabilities", "status", strings.Join(caps.StatusArgs, " "),
 		"properties", getDescription(caps.GetArgs))
 	return *caps, nil
 }
@@ -135,9 +136,11 @@ func (s *Source) detect(ctx context.Context) (Capabilities, error) {
 			_, err := zpool.ParseStatusJSON(bytes.NewReader(b))
 			return err
 		}},
+		// -s adds the slow I/O column (OpenZFS 0.8+).
+		{StatusExact, []string{"status", "-s", "-p"}, nil},
 		{StatusExact, []string{"status", "-p"}, nil},
 	}
-	caps.StatusFormat = StatusText
+	caps.StatusFormat, caps.StatusArgs = StatusText, []string{"status"}
 	for _, p := range probes {
 		out, err := s.cfg.Runner.Run(ctx, s.cfg.Zpool, p.args...)
 		if inconclusive(ctx, err) {
@@ -147,7 +150,7 @@ func (s *Source) detect(ctx context.Context) (Capabilities, error) {
 			err = p.parse(out)
 		}
 		if err == nil {
-			caps.StatusFormat = p.format
+			caps.StatusFormat, caps.StatusArgs = p.format, p.args
 			break
 		}
 		s.logger.Debug("zpool status form not available", "args", strings.Join(p.args, " "), "err", err)
@@ -297,15 +300,7 @@ func (s *Source) readStatus(ctx context.Context) (*zpool.Status, error) {
 	if err != nil {
 		return nil, err
 	}
-	var args []string
-	switch caps.StatusFormat {
-	case StatusJSON:
-		args = []string{"status", "-j", "--json-int"}
-	case StatusExact:
-		args = []string{"status", "-p"}
-	default:
-		args = []string{"status"}
-	}
+	args := caps.StatusArgs
 	out, err := s.cfg.Runner.Run(ctx, s.cfg.Zpool, args...)
 	if err != nil {
 		return nil, err

@@ -37,5 +37,5 @@ if [ "$(id -u)" = 0 ] && command -v zfs-fuse >/dev/null && ! pgrep -x zfs-fuse >
 	zpool list >/dev/null 2>&1 || { echo "test-all: zfs-fuse did not start" >&2; exit 1; }
 fi
 
-make check
+make check cross
 go test -count=1 -timeout 30m ./...

@@ -407,6 +407,7 @@ func TestParseHealth(t *testing.T) {
 
 func FuzzParseGet(f *testing.F) {
 	addSeeds(f, "testdata/zfs-fuse", "*get*.txt")
+	addSeeds(f, "testdata", "vdevprops-*.txt")
 	addSeeds(f, sample.Dir(f, "corpus/zpool-list"), "*get*.txt")
 	addSeeds(f, sample.Dir(f, "captures/openzfs-2.3"), "09-*zpool-get-*all*.txt")
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -444,4 +445,40 @@ func FuzzParseList(f *testing.F) {
 			t.Fatalf("table: error %v with %d rows", err, len(rows))
 		}
 	})
+}
+
+// Vdev properties name every vdev, the root as root-0, and give exact
+// cumulative counters; state is a number.
+func TestParseVdevPropertiesFixture(t *testing.T) {
+	f, err := sample.Read("testdata/vdevprops-raidz-special.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	props, err := ParseGet(bytes.NewReader(f.Body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkGolden(t, "testdata/vdevprops-raidz-special.golden.json", props)
+	got := map[string]map[string]string{}
+	for _, p := range props {
+		if got[p.Name] == nil {
+			got[p.Name] = map[string]string{}
+		}
+		got[p.Name][p.Property] = p.Value
+	}
+	if len(got) != 8 {
+		t.Errorf("%d vdevs, want 8", len(got))
+	}
+	if s := ParseHealth(got["sdb"]["state"]); s != "offline" {
+		t.Errorf("sdb state %q, want offline", s)
+	}
+	if s := ParseHealth(got["raidz1-0"]["state"]); s != "degraded" {
+		t.Errorf("raidz1-0 state %q, want degraded", s)
+	}
+	if got["root-0"]["write_bytes"] != "2147483648" || got["sda"]["slow_ios"] != "3" {
+		t.Errorf("counters read wrong: root-0 write_bytes %q, sda slow_ios %q", got["root-0"]["write_bytes"], got["sda"]["slow_ios"])
+	}
+	if v, ok, _ := ParsePercent(got["mirror-1"]["fragmentation"]); !ok || v != 0.09 {
+		t.Errorf("mirror-1 fragmentation = %v, %v", v, ok)
+	}
 }

@@ -47,7 +47,7 @@ step() {
 	dir="$out/$(printf '%03d' "$1")"
 	rm -rf "$dir" && mkdir -p "$dir"
 	echo "$2" >"$dir/STATE"
-	for args in "status -j --json-int" "status -p" "status" "get -Hp all" "get -H all" \
+	for args in "status -j --json-int" "status -s -p" "status -p" "status" "get -Hp all" "get -H all" \
 		"get all ${pools[*]}" "iostat -v -p"; do
 		# shellcheck disable=SC2086
 		record "$dir" "" zpool $args
