@@ -325,6 +325,11 @@ func (s *Source) readStatus(ctx context.Context) (*zpool.Status, error) {
 	if err != nil {
 		return nil, fmt.Errorf("parsing output of `%s`: %w", cmd, err)
 	}
+	for _, p := range st.Pools {
+		for _, w := range p.Warnings {
+			s.logger.Warn("skipped a line of zpool status that could not be read; the rest of the pool is reported", "command", cmd, "pool", p.Name, "problem", w)
+		}
+	}
 	if st.Pools == nil && !bytes.Contains(out, []byte("no pools available")) && len(bytes.TrimSpace(out)) > 0 && caps.StatusFormat != StatusJSON {
 		return nil, fmt.Errorf("`%s` printed no pool that could be read", cmd)
 	}

@@ -102,6 +102,11 @@ func (p *statusParser) errorf(format string, args ...any) error {
 	return fmt.Errorf("line %d: "+format, append([]any{p.lineNo}, args...)...)
 }
 
+// warnf notes a line that was skipped while the rest of the pool was read.
+func (p *statusParser) warnf(format string, args ...any) {
+	p.pool.Warnings = append(p.pool.Warnings, p.errorf(format, args...).Error())
+}
+
 func (p *statusParser) line(s string) error {
 	if strings.TrimSpace(s) == "" {
 		p.blank()
@@ -123,7 +128,8 @@ func (p *statusParser) line(s string) error {
 	case inScan:
 		if indented(s) {
 			if err := p.pool.Scans[p.scan].continuation(s, p.loc); err != nil {
-				return p.errorf("cannot parse scan line %q: %v", strings.TrimSpace(s), err)
+				p.warnf("cannot parse scan line %q: %v", strings.TrimSpace(s), err)
+				p.sect = inSkipped
 			}
 			return nil
 		}
@@ -218,7 +224,11 @@ func (p *statusParser) headerLine(key, value string) error {
 	case "scan", "scrub":
 		s, err := parseScanHeader(value, p.loc)
 		if err != nil {
-			return p.errorf("cannot parse %s: line %q: %v", key, value, err)
+			// A scan worded in a way we do not know must not hide the
+			// pool's health: skip it and say so.
+			p.warnf("cannot parse %s: line %q: %v", key, value, err)
+			p.sect = inSkipped
+			return nil
 		}
 		p.pool.Scans = append(p.pool.Scans, s)
 		p.scan, p.sect = len(p.pool.Scans)-1, inScan

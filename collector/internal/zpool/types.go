@@ -42,6 +42,11 @@ type Pool struct {
 	DataErrors *float64
 	// ErrorFiles lists the permanent errors printed by `status -v`.
 	ErrorFiles []string
+
+	// Warnings name lines that could not be read and were skipped (a scan
+	// line worded in a way this parser does not know), so that the pool's
+	// health is still reported.
+	Warnings []string `json:",omitempty"`
 }
 
 // Vdev classes.
