@@ -596,7 +596,7 @@ func compareStatusPrinted(t *testing.T, name string, body []byte, st *Status) bo
 // unsupportedStatusSamples are complete corpus samples that no zpool
 // printed as they stand; the parser rejects them.
 var unsupportedStatusSamples = map[string]string{
-	"man-status-c-vendor-model-size.txt":                "a man-page table typed by hand: no pool header, and every row at the same indentation, so there is no tree to read",
+	"man-status-c-vendor-model-size.txt": "a man-page table typed by hand: no pool header, and every row at the same indentation, so there is no tree to read",
 }
 
 // TestParseStatusCorpus runs the parser on every public sample: complete
