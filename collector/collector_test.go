@@ -31,7 +31,7 @@ var allCollectors = map[string]bool{"status": true, "properties": true, "vdev_io
 
 // replayExporter builds an exporter over a replay, with a sampler whose
 // stream is fed by the test.
-func replayExporter(t *testing.T, replay *runner.Replay, interval time.Duration) (*Exporter, *IostatSampler) {
+func replayExporter(t testing.TB, replay *runner.Replay, interval time.Duration) (*Exporter, *IostatSampler) {
 	t.Helper()
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	var sampler *IostatSampler
