@@ -108,43 +108,7 @@ func exposition(t *testing.T, families []*dto.MetricFamily) []byte {
 
 func compareGolden(t *testing.T, path string, got []byte) {
 	t.Helper()
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("exposition differs from %s (review, then go test -update):\n%s", path, lineDiff(string(want), string(got)))
-	}
-}
-
-// lineDiff lists the lines only in want (-) and only in got (+).
-func lineDiff(want, got string) string {
-	in := func(s string) map[string]bool {
-		m := map[string]bool{}
-		for _, l := range strings.Split(s, "\n") {
-			m[l] = true
-		}
-		return m
-	}
-	w, g := in(want), in(got)
-	var b strings.Builder
-	for _, l := range strings.Split(want, "\n") {
-		if !g[l] {
-			fmt.Fprintf(&b, "- %s\n", l)
-		}
-	}
-	for _, l := range strings.Split(got, "\n") {
-		if !w[l] {
-			fmt.Fprintf(&b, "+ %s\n", l)
-		}
-	}
-	return b.String()
+	sample.Golden(t, path, got, *update)
 }
 
 // value returns the value of the series of name with exactly these labels.

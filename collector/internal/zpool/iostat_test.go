@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -28,20 +27,7 @@ func checkGolden(t *testing.T, golden string, v any) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got = append(got, '\n')
-	if *update {
-		if err := os.WriteFile(golden, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("result differs from %s (run go test -update and review the diff):\n%s", golden, got)
-	}
+	sample.Golden(t, golden, append(got, '\n'), *update)
 }
 
 func readSample(t testing.TB, path string) sample.File {

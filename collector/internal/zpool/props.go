@@ -125,16 +125,21 @@ func ParseList(r io.Reader, columns []string) ([]map[string]string, error) {
 		if len(fields) != len(columns) {
 			return nil, fmt.Errorf("line %d: %d fields, want %d (%s)", lineNo, len(fields), len(columns), strings.Join(columns, ","))
 		}
-		row := make(map[string]string, len(columns))
-		for i, c := range columns {
-			row[c] = fields[i]
-		}
-		rows = append(rows, row)
+		rows = append(rows, zipRow(columns, fields))
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("line %d: %w", lineNo+1, err)
 	}
 	return rows, nil
+}
+
+// zipRow pairs column names with the fields of one row.
+func zipRow(columns, fields []string) map[string]string {
+	row := make(map[string]string, len(columns))
+	for i, c := range columns {
+		row[c] = fields[i]
+	}
+	return row
 }
 
 // isClassRow tells a class row of `zpool list -v` ("logs", "cache",
@@ -200,11 +205,7 @@ func ParseListTable(r io.Reader) ([]map[string]string, error) {
 			}
 			return nil, fmt.Errorf("line %d: %d fields, want %d (%s)", lineNo, len(fields), len(columns), strings.Join(columns, ","))
 		}
-		row := make(map[string]string, len(columns))
-		for i, c := range columns {
-			row[c] = fields[i]
-		}
-		rows = append(rows, row)
+		rows = append(rows, zipRow(columns, fields))
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("line %d: %w", lineNo+1, err)

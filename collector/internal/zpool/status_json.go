@@ -719,21 +719,31 @@ func (f *fieldReader) object(key string) *jsonObject {
 	return o
 }
 
-// num reads a number: exact (--json-int, -p) or human-readable ("6.12K").
-// "-" and absent fields are nil.
-func (f *fieldReader) num(key string) *float64 {
+// scalar returns a field's text, whether zpool printed it as a JSON
+// number (--json-int, -p) or as a string. Absent fields, null, "" and "-"
+// are no value.
+func (f *fieldReader) scalar(key, what string) (string, jsonMember, bool) {
 	m, ok := f.obj.get(key)
 	if !ok || m.value == nil {
-		return nil
+		return "", m, false
 	}
 	var s string
 	switch v := m.value.(type) {
 	case json.Number:
 		s = v.String()
 	case string:
-		s = v
+		s = strings.TrimSpace(v)
 	default:
-		f.fail(m, "a number", v)
+		f.fail(m, what, v)
+		return "", m, false
+	}
+	return s, m, s != "" && s != "-"
+}
+
+// num reads a number: exact (--json-int, -p) or human-readable ("6.12K").
+func (f *fieldReader) num(key string) *float64 {
+	s, m, ok := f.scalar(key, "a number")
+	if !ok {
 		return nil
 	}
 	n, ok, err := ParseSize(s)
@@ -762,18 +772,8 @@ func (f fieldReader) nonZero(key string) bool {
 // time reads an epoch (--json-int, -p) or a date as zpool prints it
 // without them. Zero and "-" mean no time.
 func (f *fieldReader) time(key string) time.Time {
-	m, ok := f.obj.get(key)
-	if !ok || m.value == nil {
-		return time.Time{}
-	}
-	var s string
-	switch v := m.value.(type) {
-	case json.Number:
-		s = v.String()
-	case string:
-		s = strings.TrimSpace(v)
-	default:
-		f.fail(m, "a time", v)
+	s, m, ok := f.scalar(key, "a time")
+	if !ok {
 		return time.Time{}
 	}
 	t, err := parseJSONTime(s)
@@ -786,21 +786,8 @@ func (f *fieldReader) time(key string) time.Time {
 // seconds reads a duration: nanoseconds (--json-int, -p) or a
 // human-readable time ("135s", "12ms").
 func (f *fieldReader) seconds(key string) *float64 {
-	m, ok := f.obj.get(key)
-	if !ok || m.value == nil {
-		return nil
-	}
-	var s string
-	switch v := m.value.(type) {
-	case json.Number:
-		s = v.String()
-	case string:
-		s = strings.TrimSpace(v)
-	default:
-		f.fail(m, "a duration", v)
-		return nil
-	}
-	if s == "" || s == "-" {
+	s, m, ok := f.scalar(key, "a duration")
+	if !ok {
 		return nil
 	}
 	d, err := parseNiceDuration(s)

@@ -2,7 +2,6 @@ package zpool
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"math"
 	"os"
@@ -20,25 +19,7 @@ import (
 // beside its input, or rewrites it with -update.
 func checkStatusGolden(t *testing.T, input string, st *Status) {
 	t.Helper()
-	golden := strings.TrimSuffix(input, ".txt") + ".golden.json"
-	got, err := json.MarshalIndent(st, "", "  ")
-	if err != nil {
-		t.Fatal(err)
-	}
-	got = append(got, '\n')
-	if *update {
-		if err := os.WriteFile(golden, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("result differs from %s (run go test -update and review the diff):\n%s", golden, got)
-	}
+	checkGolden(t, strings.TrimSuffix(input, ".txt")+".golden.json", st)
 }
 
 func parseStatusSample(t *testing.T, path string) *Status {
