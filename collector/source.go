@@ -176,31 +176,31 @@ func inconclusive(ctx context.Context, err error) bool {
 	return ctx.Err() != nil || errors.Is(err, runner.ErrTimeout) || errors.Is(err, runner.ErrStillRunning)
 }
 
-// detectVdevProperties tries vdev properties on a pool that exists.
-func (s *Source) detectVdevProperties(ctx context.Context, pool string) bool {
+// vdevProperties says whether vdev properties work here: known is false
+// until a pool has been asked.
+func (s *Source) vdevProperties() (available, known bool) {
 	s.mu.Lock()
-	known, ok := s.caps != nil && s.caps.VdevPropertiesKnown, s.caps != nil && s.caps.VdevProperties
-	s.mu.Unlock()
-	if known {
-		return ok
+	defer s.mu.Unlock()
+	if s.caps == nil {
+		return false, false
 	}
-	_, err := s.cfg.Runner.Run(ctx, s.cfg.Zpool, "get", "-Hp", "all", pool, "all-vdevs")
-	if inconclusive(ctx, err) {
-		return false
-	}
+	return s.caps.VdevProperties, s.caps.VdevPropertiesKnown
+}
+
+// learnVdevProperties remembers, and logs once, whether vdev properties
+// work here.
+func (s *Source) learnVdevProperties(available bool, why error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.caps == nil || s.caps.VdevPropertiesKnown {
-		return s.caps != nil && s.caps.VdevProperties
+		return
 	}
-	s.caps.VdevPropertiesKnown = true
-	s.caps.VdevProperties = err == nil
-	if err == nil {
+	s.caps.VdevPropertiesKnown, s.caps.VdevProperties = true, available
+	if available {
 		s.logger.Info("per-vdev I/O counters come from vdev properties")
 	} else {
-		s.logger.Info("vdev properties not available; per-vdev I/O counters come from a zpool iostat stream", "err", err)
+		s.logger.Info("vdev properties not available; per-vdev I/O counters come from a zpool iostat stream", "err", why)
 	}
-	return s.caps.VdevProperties
 }
 
 // record notes the outcome of reading a source.
@@ -377,13 +377,24 @@ func (sc *Scrape) readProperties(ctx context.Context) ([]zpool.Property, error) 
 }
 
 // VdevProperties returns the properties of every vdev of a pool, among
-// them cumulative I/O counters, or ok=false when this zpool has none.
+// them cumulative I/O counters, or ok=false when this zpool has none. The
+// first pool asked decides whether it has them.
 func (sc *Scrape) VdevProperties(ctx context.Context, pool string) (props []zpool.Property, ok bool, err error) {
 	s := sc.source
-	if !s.detectVdevProperties(ctx, pool) {
+	available, known := s.vdevProperties()
+	if known && !available {
 		return nil, false, nil
 	}
 	out, err := s.cfg.Runner.Run(ctx, s.cfg.Zpool, "get", "-Hp", "all", pool, "all-vdevs")
+	if !known {
+		if inconclusive(ctx, err) {
+			return nil, false, err
+		}
+		s.learnVdevProperties(err == nil, err)
+		if err != nil {
+			return nil, false, nil
+		}
+	}
 	if err == nil {
 		props, err = zpool.ParseGet(bytes.NewReader(out))
 		if err != nil {
