@@ -22,15 +22,17 @@ fi
 
 pidfile=/run/zpool-exporter-test-zfs-fuse.pid
 started=""
+# The daemon counts as running when zpool can talk to it (a pgrep would also
+# match a zombie left behind by an earlier daemon).
 stop_zfs_fuse() {
 	if [ -n "$started" ] && [ -f "$pidfile" ]; then
 		kill "$(cat "$pidfile")" 2>/dev/null || true
-		for _ in $(seq 50); do pgrep -x zfs-fuse >/dev/null || break; sleep 0.2; done
+		for _ in $(seq 50); do zpool list >/dev/null 2>&1 || break; sleep 0.2; done
 		rm -f "$pidfile"
 	fi
 }
 trap stop_zfs_fuse EXIT
-if [ "$(id -u)" = 0 ] && command -v zfs-fuse >/dev/null && ! pgrep -x zfs-fuse >/dev/null; then
+if [ "$(id -u)" = 0 ] && command -v zfs-fuse >/dev/null && ! zpool list >/dev/null 2>&1; then
 	zfs-fuse --pidfile "$pidfile"
 	started=1
 	for _ in $(seq 50); do zpool list >/dev/null 2>&1 && break; sleep 0.2; done
