@@ -33,7 +33,9 @@ stop_zfs_fuse() {
 }
 trap stop_zfs_fuse EXIT
 if [ "$(id -u)" = 0 ] && command -v zfs-fuse >/dev/null && ! zpool list >/dev/null 2>&1; then
-	zfs-fuse --pidfile "$pidfile"
+	# A daemon that was just stopped may still hold zfs-fuse's lock for a
+	# moment: a new one then exits at once, so try again.
+	for _ in $(seq 10); do zfs-fuse --pidfile "$pidfile" && break; sleep 1; done
 	started=1
 	for _ in $(seq 50); do zpool list >/dev/null 2>&1 && break; sleep 0.2; done
 	zpool list >/dev/null 2>&1 || { echo "test-all: zfs-fuse did not start" >&2; exit 1; }
