@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/zpool-exporter/zpool_exporter/internal/e2e"
 )
 
 // A zpool that hangs (as it does on a suspended pool) must not hold a
@@ -28,7 +30,7 @@ func TestHungZpool(t *testing.T) {
 	}
 	env := append(os.Environ(), "PATH="+bin+":"+os.Getenv("PATH"))
 	const timeout = 2 * time.Second
-	e := startExporter(t, env, "--scrape.timeout="+timeout.String(), "--zpool.iostat-interval=1s")
+	e := e2e.Start(t, exporterBin, env, "--scrape.timeout="+timeout.String(), "--zpool.iostat-interval=1s")
 
 	stop := make(chan struct{})
 	type watch struct {
@@ -49,7 +51,7 @@ func TestHungZpool(t *testing.T) {
 		for i := 0; i < 4; i++ {
 			wg.Go(func() {
 				began := time.Now()
-				text := e.scrapeText(t)
+				text := e.ScrapeText(t)
 				took := time.Since(began)
 				mu.Lock()
 				defer mu.Unlock()
@@ -70,21 +72,21 @@ func TestHungZpool(t *testing.T) {
 	if n > 1 {
 		t.Errorf("%d processes of one zpool command line (%q) ran at once, want at most 1", n, w.worst)
 	}
-	m := parseMetrics(t, last)
-	if v, ok := m.get("zfs_exporter_collector_success", map[string]string{"collector": "status"}); !ok || v != 0 {
+	m := e2e.Parse(t, last)
+	if v, ok := m.Get("zfs_exporter_collector_success", map[string]string{"collector": "status"}); !ok || v != 0 {
 		t.Errorf("status collector success = %v (present %v), want 0", v, ok)
 	}
-	if v, ok := m.get("zfs_exporter_source_up", map[string]string{"source": "zpool_status"}); !ok || v != 0 {
+	if v, ok := m.Get("zfs_exporter_source_up", map[string]string{"source": "zpool_status"}); !ok || v != 0 {
 		t.Errorf("zpool_status source up = %v (present %v), want 0", v, ok)
 	}
 	timeouts := 0.0
-	for _, s := range m.series("zfs_exporter_command_timeouts_total", nil) {
-		timeouts += value(s)
+	for _, s := range m.Series("zfs_exporter_command_timeouts_total", nil) {
+		timeouts += e2e.Value(s)
 	}
 	if timeouts == 0 {
 		t.Errorf("no command timeouts counted")
 	}
-	if _, ok := m.get("zfs_exporter_build_info", nil); !ok {
+	if _, ok := m.Get("zfs_exporter_build_info", nil); !ok {
 		t.Errorf("zfs_exporter_build_info missing while zpool hangs")
 	}
 }

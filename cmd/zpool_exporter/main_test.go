@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"golang.org/x/crypto/bcrypt"
+
+	"github.com/zpool-exporter/zpool_exporter/internal/e2e"
 )
 
 // replayDir holds every command the exporter runs, captured from real
@@ -36,7 +38,7 @@ func TestOnceReplay(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	m := parseMetrics(t, out)
+	m := e2e.Parse(t, out)
 	for _, want := range []struct {
 		name   string
 		labels map[string]string
@@ -47,14 +49,14 @@ func TestOnceReplay(t *testing.T) {
 		{"zfs_exporter_collector_success", map[string]string{"collector": "properties"}},
 		{"zfs_exporter_build_info", nil},
 	} {
-		if v, ok := m.get(want.name, want.labels); !ok || v != 1 {
+		if v, ok := m.Get(want.name, want.labels); !ok || v != 1 {
 			t.Errorf("%s%v = %v (present %v), want 1", want.name, want.labels, v, ok)
 		}
 	}
 	if _, ok := m["go_goroutines"]; ok {
 		t.Errorf("--once exposes the exporter's own Go metrics; they say nothing about a run that lasts a moment")
 	}
-	promtoolCheck(t, out)
+	e2e.PromtoolCheck(t, out)
 }
 
 func TestOnceOutputIsAtomic(t *testing.T) {
@@ -91,8 +93,8 @@ func TestOnceOutputIsAtomic(t *testing.T) {
 }
 
 func TestServeReplay(t *testing.T) {
-	e := startExporter(t, nil, "--zpool.replay-dir="+replayDir, "--zpool.iostat-interval=1s")
-	resp, err := http.Get(e.url + "/")
+	e := e2e.Start(t, exporterBin, nil, "--zpool.replay-dir="+replayDir, "--zpool.iostat-interval=1s")
+	resp, err := http.Get(e.URL + "/")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,15 +104,15 @@ func TestServeReplay(t *testing.T) {
 	if !strings.Contains(page.String(), `href="/metrics"`) {
 		t.Errorf("landing page has no link to /metrics:\n%s", page.String())
 	}
-	text := e.scrapeText(t)
-	m := parseMetrics(t, text)
-	if v, ok := m.get("zfs_vdev_state", map[string]string{"pool": "backup", "vdev": "raidz1-0", "state": "online"}); !ok || v != 1 {
+	text := e.ScrapeText(t)
+	m := e2e.Parse(t, text)
+	if v, ok := m.Get("zfs_vdev_state", map[string]string{"pool": "backup", "vdev": "raidz1-0", "state": "online"}); !ok || v != 1 {
 		t.Errorf("raidz1-0 of backup not online: %v %v", v, ok)
 	}
 	if _, ok := m["go_goroutines"]; !ok {
 		t.Errorf("the exporter's own Go metrics are missing")
 	}
-	promtoolCheck(t, text)
+	e2e.PromtoolCheck(t, text)
 }
 
 func TestHelpExplainsEveryFlag(t *testing.T) {
@@ -160,11 +162,11 @@ func TestDisabledCollectorIsAbsent(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	m := parseMetrics(t, out)
+	m := e2e.Parse(t, out)
 	if _, ok := m["zfs_pool_size_bytes"]; ok {
 		t.Errorf("zfs_pool_size_bytes exported with --no-collector.properties")
 	}
-	if _, ok := m.get("zfs_exporter_collector_success", map[string]string{"collector": "properties"}); ok {
+	if _, ok := m.Get("zfs_exporter_collector_success", map[string]string{"collector": "properties"}); ok {
 		t.Errorf("disabled collector still reports success")
 	}
 	if _, ok := m["zfs_pool_state"]; !ok {
@@ -183,8 +185,8 @@ func TestWebConfigBasicAuth(t *testing.T) {
 	if err := os.WriteFile(config, []byte("basic_auth_users:\n  prometheus: "+string(hash)+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	e := startExporter(t, nil, "--web.config.file="+config, "--zpool.replay-dir="+replayDir)
-	resp, err := http.Get(e.url + "/metrics")
+	e := e2e.Start(t, exporterBin, nil, "--web.config.file="+config, "--zpool.replay-dir="+replayDir)
+	resp, err := http.Get(e.URL + "/metrics")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -192,7 +194,7 @@ func TestWebConfigBasicAuth(t *testing.T) {
 	if resp.StatusCode != http.StatusUnauthorized {
 		t.Errorf("without credentials: %s, want 401", resp.Status)
 	}
-	req, _ := http.NewRequest("GET", e.url+"/metrics", nil)
+	req, _ := http.NewRequest("GET", e.URL+"/metrics", nil)
 	req.SetBasicAuth("prometheus", "s3cret")
 	resp, err = http.DefaultClient.Do(req)
 	if err != nil {

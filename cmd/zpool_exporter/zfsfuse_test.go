@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/zpool-exporter/zpool_exporter/internal/e2e"
 )
 
 // These tests drive the built exporter against real pools of zfs-fuse
@@ -30,13 +32,13 @@ func requireZFSFuse(t *testing.T) *zfsFuse {
 		t.Skip("end-to-end test against zfs-fuse; skipped with -short")
 	}
 	if os.Geteuid() != 0 {
-		skipOrFail(t, "zfs-fuse pools need root")
+		e2e.SkipOrFail(t, "zfs-fuse pools need root")
 	}
 	if _, err := exec.LookPath("zfs-fuse"); err != nil {
-		skipOrFail(t, "zfs-fuse is not installed (Debian package zfs-fuse)")
+		e2e.SkipOrFail(t, "zfs-fuse is not installed (Debian package zfs-fuse)")
 	}
 	if out, err := exec.Command("zpool", "list").CombinedOutput(); err != nil {
-		skipOrFail(t, "the zfs-fuse daemon is not running (start it with `zfs-fuse --pidfile FILE`): zpool list: %v: %s", err, out)
+		e2e.SkipOrFail(t, "the zfs-fuse daemon is not running (start it with `zfs-fuse --pidfile FILE`): zpool list: %v: %s", err, out)
 	}
 	// Pool files under /var/tmp: zfs-fuse needs a real filesystem, and
 	// some test machines mount /tmp with little space.
@@ -115,11 +117,11 @@ func writeRandom(t *testing.T, path string, mib int) {
 }
 
 // waitFor scrapes until cond holds or the timeout passes.
-func waitFor(t *testing.T, e *exporter, timeout time.Duration, what string, cond func(metrics) bool) metrics {
+func waitFor(t *testing.T, e *e2e.Exporter, timeout time.Duration, what string, cond func(e2e.Metrics) bool) e2e.Metrics {
 	t.Helper()
 	deadline := time.Now().Add(timeout)
 	for {
-		m := e.scrape(t)
+		m := e.Scrape(t)
 		if cond(m) {
 			return m
 		}
@@ -131,13 +133,13 @@ func waitFor(t *testing.T, e *exporter, timeout time.Duration, what string, cond
 }
 
 // leafWrites sums zfs_vdev_write_bytes_total over the leaves of a pool.
-func leafWrites(m metrics, pool string) (float64, int) {
+func leafWrites(m e2e.Metrics, pool string) (float64, int) {
 	sum, n := 0.0, 0
-	for _, info := range m.series("zfs_vdev_info", map[string]string{"pool": pool}) {
-		if typ := label(info, "vdev_type"); typ != "file" && typ != "disk" {
+	for _, info := range m.Series("zfs_vdev_info", map[string]string{"pool": pool}) {
+		if typ := e2e.Label(info, "vdev_type"); typ != "file" && typ != "disk" {
 			continue
 		}
-		if v, ok := m.get("zfs_vdev_write_bytes_total", map[string]string{"pool": pool, "vdev": label(info, "vdev")}); ok {
+		if v, ok := m.Get("zfs_vdev_write_bytes_total", map[string]string{"pool": pool, "vdev": e2e.Label(info, "vdev")}); ok {
 			sum += v
 			n++
 		}
@@ -145,18 +147,18 @@ func leafWrites(m metrics, pool string) (float64, int) {
 	return sum, n
 }
 
-func stateIs(m metrics, metric string, labels map[string]string) bool {
-	v, ok := m.get(metric, labels)
+func stateIs(m e2e.Metrics, metric string, labels map[string]string) bool {
+	v, ok := m.Get(metric, labels)
 	return ok && v == 1
 }
 
 func TestZFSFuseMirrorWriteCounters(t *testing.T) {
 	z := requireZFSFuse(t)
 	pool, mnt := z.create("mirror", "mirror", z.disk("m1", 512), z.disk("m2", 512))
-	e := startExporter(t, nil, "--zpool.iostat-interval=1s")
+	e := e2e.Start(t, exporterBin, nil, "--zpool.iostat-interval=1s")
 
 	// The stream skips its first report; wait until counters exist.
-	m := waitFor(t, e, 30*time.Second, "leaf write counters of "+pool, func(m metrics) bool {
+	m := waitFor(t, e, 30*time.Second, "leaf write counters of "+pool, func(m e2e.Metrics) bool {
 		_, n := leafWrites(m, pool)
 		return n == 2
 	})
@@ -172,7 +174,7 @@ func TestZFSFuseMirrorWriteCounters(t *testing.T) {
 	deadline := time.Now().Add(90 * time.Second)
 	for still < 4 && time.Now().Before(deadline) {
 		time.Sleep(time.Second)
-		after, _ = leafWrites(e.scrape(t), pool)
+		after, _ = leafWrites(e.Scrape(t), pool)
 		if after == last {
 			still++
 		} else {
@@ -186,8 +188,8 @@ func TestZFSFuseMirrorWriteCounters(t *testing.T) {
 	if ratio < 1.8 || ratio > 2.5 {
 		t.Errorf("leaf write counters grew by %.3f x the data written, want between 1.8 x and 2.5 x", ratio)
 	}
-	text := e.scrapeText(t)
-	promtoolCheck(t, text)
+	text := e.ScrapeText(t)
+	e2e.PromtoolCheck(t, text)
 }
 
 func TestZFSFuseFaults(t *testing.T) {
@@ -196,9 +198,9 @@ func TestZFSFuseFaults(t *testing.T) {
 	pool, mnt := z.create("raidz", "raidz1", disks[0], disks[1], disks[2], "spare", disks[3])
 	other, _ := z.create("other", z.disk("o1", 128))
 	writeRandom(t, filepath.Join(mnt, "data"), 48)
-	e := startExporter(t, nil, "--zpool.iostat-interval=1s")
+	e := e2e.Start(t, exporterBin, nil, "--zpool.iostat-interval=1s")
 
-	m := e.scrape(t)
+	m := e.Scrape(t)
 	for _, p := range []string{pool, other} {
 		if !stateIs(m, "zfs_pool_state", map[string]string{"pool": p, "state": "online"}) {
 			t.Fatalf("pool %s not reported online", p)
@@ -210,7 +212,7 @@ func TestZFSFuseFaults(t *testing.T) {
 
 	t.Run("offline gives degraded", func(t *testing.T) {
 		z.zpool("offline", pool, disks[1])
-		m := e.scrape(t)
+		m := e.Scrape(t)
 		if !stateIs(m, "zfs_vdev_state", map[string]string{"pool": pool, "vdev": disks[1], "state": "offline"}) {
 			t.Errorf("vdev %s not reported offline at the next scrape", disks[1])
 		}
@@ -221,34 +223,34 @@ func TestZFSFuseFaults(t *testing.T) {
 			t.Errorf("raidz1-0 not reported degraded")
 		}
 		z.zpool("online", pool, disks[1])
-		waitFor(t, e, 30*time.Second, "pool back online", func(m metrics) bool {
+		waitFor(t, e, 30*time.Second, "pool back online", func(m e2e.Metrics) bool {
 			return stateIs(m, "zfs_pool_state", map[string]string{"pool": pool, "state": "online"})
 		})
 	})
 
 	t.Run("replace with hot spare", func(t *testing.T) {
 		z.zpool("replace", pool, disks[2], disks[3])
-		m := waitFor(t, e, 30*time.Second, "spare in use", func(m metrics) bool {
+		m := waitFor(t, e, 30*time.Second, "spare in use", func(m e2e.Metrics) bool {
 			return stateIs(m, "zfs_vdev_state", map[string]string{"pool": pool, "vdev": disks[3], "state": "inuse"})
 		})
 		spares := 0
-		for _, info := range m.series("zfs_vdev_info", map[string]string{"pool": pool, "vdev_type": "spare"}) {
-			if !strings.HasPrefix(label(info, "vdev"), "spare-") {
-				t.Errorf("spare vdev named %q, want spare-N", label(info, "vdev"))
+		for _, info := range m.Series("zfs_vdev_info", map[string]string{"pool": pool, "vdev_type": "spare"}) {
+			if !strings.HasPrefix(e2e.Label(info, "vdev"), "spare-") {
+				t.Errorf("spare vdev named %q, want spare-N", e2e.Label(info, "vdev"))
 			}
-			if label(info, "parent") != "raidz1-0" {
-				t.Errorf("spare vdev's parent is %q, want raidz1-0", label(info, "parent"))
+			if e2e.Label(info, "parent") != "raidz1-0" {
+				t.Errorf("spare vdev's parent is %q, want raidz1-0", e2e.Label(info, "parent"))
 			}
 			spares++
 		}
 		if spares != 1 {
 			t.Errorf("found %d spare-N vdevs, want 1", spares)
 		}
-		if _, ok := m.get("zfs_scan_end_time_seconds", map[string]string{"pool": pool, "function": "resilver"}); !ok {
+		if _, ok := m.Get("zfs_scan_end_time_seconds", map[string]string{"pool": pool, "function": "resilver"}); !ok {
 			t.Errorf("no resilver end time after the spare resilvered")
 		}
 		z.zpool("detach", pool, disks[3])
-		waitFor(t, e, 30*time.Second, "spare available again", func(m metrics) bool {
+		waitFor(t, e, 30*time.Second, "spare available again", func(m e2e.Metrics) bool {
 			return stateIs(m, "zfs_vdev_state", map[string]string{"pool": pool, "vdev": disks[3], "state": "avail"})
 		})
 	})
@@ -267,33 +269,33 @@ func TestZFSFuseFaults(t *testing.T) {
 		}
 		f.Close()
 		z.zpool("scrub", pool)
-		m := waitFor(t, e, 60*time.Second, "scrub finished", func(m metrics) bool {
+		m := waitFor(t, e, 60*time.Second, "scrub finished", func(m e2e.Metrics) bool {
 			return stateIs(m, "zfs_scan_state", map[string]string{"pool": pool, "function": "scrub", "state": "finished"})
 		})
-		cksum, ok := m.get("zfs_vdev_checksum_errors_total", map[string]string{"pool": pool, "vdev": disks[0]})
+		cksum, ok := m.Get("zfs_vdev_checksum_errors_total", map[string]string{"pool": pool, "vdev": disks[0]})
 		if !ok || cksum <= 0 {
 			t.Errorf("checksum errors of %s = %v (present %v), want > 0", disks[0], cksum, ok)
 		}
-		end, ok := m.get("zfs_scan_end_time_seconds", map[string]string{"pool": pool, "function": "scrub"})
+		end, ok := m.Get("zfs_scan_end_time_seconds", map[string]string{"pool": pool, "function": "scrub"})
 		if !ok || int64(end) < began {
 			t.Errorf("scrub end time = %v (present %v), want after %d", end, ok, began)
 		}
-		if _, ok := m.get("zfs_scan_errors", map[string]string{"pool": pool, "function": "scrub"}); !ok {
+		if _, ok := m.Get("zfs_scan_errors", map[string]string{"pool": pool, "function": "scrub"}); !ok {
 			t.Errorf("no scrub error count")
 		}
-		if v, ok := m.get("zfs_vdev_repaired_bytes", map[string]string{"pool": pool, "vdev": disks[0]}); !ok || v <= 0 {
+		if v, ok := m.Get("zfs_vdev_repaired_bytes", map[string]string{"pool": pool, "vdev": disks[0]}); !ok || v <= 0 {
 			t.Errorf("repaired bytes of %s = %v (present %v), want > 0", disks[0], v, ok)
 		}
-		promtoolCheck(t, e.scrapeText(t))
+		e2e.PromtoolCheck(t, e.ScrapeText(t))
 		z.zpool("clear", pool)
 	})
 
 	t.Run("destroyed pool disappears", func(t *testing.T) {
 		z.zpool("destroy", "-f", other)
-		m := e.scrape(t)
+		m := e.Scrape(t)
 		for name, mf := range m {
 			for _, s := range mf.GetMetric() {
-				if label(s, "pool") == other {
+				if e2e.Label(s, "pool") == other {
 					t.Errorf("series %s{pool=%q} still exported after destroy", name, other)
 				}
 			}
@@ -301,7 +303,7 @@ func TestZFSFuseFaults(t *testing.T) {
 		if !stateIs(m, "zfs_pool_state", map[string]string{"pool": pool, "state": "online"}) {
 			t.Errorf("pool %s no longer reported after another pool was destroyed", pool)
 		}
-		if v, ok := m.get("zfs_exporter_collector_success", map[string]string{"collector": "status"}); !ok || v != 1 {
+		if v, ok := m.Get("zfs_exporter_collector_success", map[string]string{"collector": "status"}); !ok || v != 1 {
 			t.Errorf("status collector success = %v, %v after destroy", v, ok)
 		}
 	})

@@ -1,0 +1,206 @@
+// Package e2e drives a built zpool_exporter binary over HTTP for the
+// end-to-end tests: against replays, zfs-fuse pools, and real OpenZFS in
+// the test bed's guest. It is imported by tests only.
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+)
+
+// inCI is true when CI=true: tests that need real components must not
+// skip there.
+func InCI() bool { return os.Getenv("CI") == "true" }
+
+// SkipOrFail skips the test on a laptop without a real component, and
+// fails it in CI, where every component must be present.
+func SkipOrFail(t testing.TB, format string, args ...any) {
+	t.Helper()
+	msg := fmt.Sprintf(format, args...)
+	if InCI() {
+		t.Fatalf("CI=true but %s", msg)
+	}
+	t.Skip(msg)
+}
+
+// Exporter is a running zpool_exporter binary.
+type Exporter struct {
+	URL    string
+	cmd    *exec.Cmd
+	stderr *bytes.Buffer
+}
+
+func freeAddress(t testing.TB) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
+
+// Start runs the exporter binary bin with args and waits until it
+// answers; the test's cleanup stops it. env, when not nil, replaces the
+// environment.
+func Start(t testing.TB, bin string, env []string, args ...string) *Exporter {
+	t.Helper()
+	addr := freeAddress(t)
+	cmd := exec.Command(bin, append([]string{"--web.listen-address=" + addr}, args...)...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if env != nil {
+		cmd.Env = env
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	e := &Exporter{URL: "http://" + addr, cmd: cmd, stderr: &stderr}
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		if t.Failed() {
+			t.Logf("exporter log:\n%s", stderr.String())
+		}
+	})
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		resp, err := http.Get(e.URL + "/")
+		if err == nil {
+			resp.Body.Close()
+			return e
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("exporter did not answer on %s within 10s; log:\n%s", addr, stderr.String())
+	return nil
+}
+
+// ScrapeText fetches /metrics and returns the body.
+func (e *Exporter) ScrapeText(t testing.TB) string {
+	t.Helper()
+	resp, err := http.Get(e.URL + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET /metrics: %s\n%s", resp.Status, body)
+	}
+	return string(body)
+}
+
+// Metrics is a parsed exposition.
+type Metrics map[string]*dto.MetricFamily
+
+// Parse parses an exposition in the text format.
+func Parse(t testing.TB, text string) Metrics {
+	t.Helper()
+	p := expfmt.NewTextParser(model.UTF8Validation)
+	fams, err := p.TextToMetricFamilies(strings.NewReader(text))
+	if err != nil {
+		t.Fatalf("parsing exposition: %v", err)
+	}
+	return fams
+}
+
+// Scrape fetches and parses /metrics.
+func (e *Exporter) Scrape(t testing.TB) Metrics {
+	t.Helper()
+	return Parse(t, e.ScrapeText(t))
+}
+
+// Get returns the value of the series of name whose labels include want.
+func (m Metrics) Get(name string, want map[string]string) (float64, bool) {
+	for _, s := range m.Series(name, want) {
+		return Value(s), true
+	}
+	return 0, false
+}
+
+// Series returns every series of name whose labels include want.
+func (m Metrics) Series(name string, want map[string]string) []*dto.Metric {
+	mf, ok := m[name]
+	if !ok {
+		return nil
+	}
+	var out []*dto.Metric
+	for _, s := range mf.GetMetric() {
+		if hasLabels(s, want) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func hasLabels(s *dto.Metric, want map[string]string) bool {
+	for k, v := range want {
+		found := false
+		for _, l := range s.GetLabel() {
+			if l.GetName() == k && l.GetValue() == v {
+				found = true
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
+}
+
+// Label returns the value of a series' label.
+func Label(s *dto.Metric, name string) string {
+	for _, l := range s.GetLabel() {
+		if l.GetName() == name {
+			return l.GetValue()
+		}
+	}
+	return ""
+}
+
+// Value returns a series' value, whatever its type.
+func Value(s *dto.Metric) float64 {
+	switch {
+	case s.Gauge != nil:
+		return s.GetGauge().GetValue()
+	case s.Counter != nil:
+		return s.GetCounter().GetValue()
+	case s.Untyped != nil:
+		return s.GetUntyped().GetValue()
+	}
+	return 0
+}
+
+// PromtoolCheck runs `promtool check metrics` on an exposition.
+func PromtoolCheck(t testing.TB, exposition string) {
+	t.Helper()
+	promtool, err := exec.LookPath("promtool")
+	if err != nil {
+		SkipOrFail(t, "promtool is not installed (Debian package prometheus)")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, promtool, "check", "metrics")
+	cmd.Stdin = strings.NewReader(exposition)
+	out, err := cmd.CombinedOutput()
+	if err != nil || len(bytes.TrimSpace(out)) > 0 {
+		t.Errorf("promtool check metrics: %v\n%s", err, out)
+	}
+}
