@@ -1,0 +1,184 @@
+package kstat
+
+import (
+	"bytes"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/zpool-exporter/zpool_exporter/internal/sample"
+)
+
+// addSeeds seeds f with every fixture and every kstat sample of the corpus
+// and the OpenZFS captures, whatever its format: each parser must survive
+// the others' inputs too. The large dbgmsg and dbufs captures are left out
+// to keep fuzzing quick.
+func addSeeds(f *testing.F) {
+	paths, _ := filepath.Glob("testdata/*.txt")
+	for _, p := range paths {
+		f.Add(readSample(f, p).Body)
+	}
+	for _, dir := range []string{"corpus/kstat-linux", "corpus/kstat-freebsd", "corpus/kstat-illumos"} {
+		for _, s := range sample.Glob(f, sample.Dir(f, dir), "*.txt") {
+			f.Add(s.Body)
+		}
+	}
+	for _, s := range sample.Glob(f, sample.Dir(f, "captures/openzfs-2.3"), "*__kstat-zfs-*.txt") {
+		if !strings.Contains(s.Path, "dbgmsg") && !strings.Contains(s.Path, "dbufs") {
+			f.Add(s.Body)
+		}
+	}
+}
+
+func FuzzParseNamed(f *testing.F) {
+	addSeeds(f)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		n, err := ParseNamed(bytes.NewReader(data))
+		if err != nil {
+			if n != nil {
+				t.Fatalf("error %v with a result", err)
+			}
+			return
+		}
+		for _, e := range n.Entries {
+			if e.Name == "" {
+				t.Fatalf("entry without a name: %+v", e)
+			}
+			if e.Type.Numeric() && e.Value != float64(e.Int) && e.Value != float64(e.Uint) {
+				t.Fatalf("value %v differs from the exact %d/%d", e.Value, e.Int, e.Uint)
+			}
+		}
+		ARCFromNamed(n)
+		PoolIOStatsFromNamed("tank", n)
+		if d, err := DatasetFromNamed(n); err == nil && (d.Name == "" || strings.Contains(d.Pool, "/")) {
+			t.Fatalf("dataset %+v", d)
+		}
+	})
+}
+
+func FuzzParsePoolState(f *testing.F) {
+	addSeeds(f)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s, err := ParsePoolState(bytes.NewReader(data))
+		if err == nil && (s == "" || s != strings.ToLower(s) || strings.ContainsAny(s, " \t\n")) {
+			t.Fatalf("state %q", s)
+		}
+	})
+}
+
+func FuzzParsePoolGUID(f *testing.F) {
+	addSeeds(f)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if g, err := ParsePoolGUID(bytes.NewReader(data)); err != nil && g != 0 {
+			t.Fatalf("error %v with GUID %d", err, g)
+		}
+	})
+}
+
+func FuzzParseTxgs(f *testing.F) {
+	addSeeds(f)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		txgs, err := ParseTxgs(bytes.NewReader(data))
+		if err != nil && txgs != nil {
+			t.Fatalf("error %v with %d txgs", err, len(txgs))
+		}
+	})
+}
+
+func FuzzParseIO(f *testing.F) {
+	addSeeds(f)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		c, err := ParseIO(bytes.NewReader(data))
+		if err != nil && c != nil {
+			t.Fatalf("error %v with %+v", err, c)
+		}
+	})
+}
+
+func FuzzParseTable(f *testing.F) {
+	addSeeds(f)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		tbl, err := ParseTable(bytes.NewReader(data))
+		if err != nil {
+			if tbl != nil {
+				t.Fatalf("error %v with a table", err)
+			}
+			return
+		}
+		if len(tbl.Columns) == 0 {
+			t.Fatal("table without columns")
+		}
+		for _, row := range tbl.Rows {
+			if len(row) == 0 || len(row) > len(tbl.Columns) {
+				t.Fatalf("row %q for %d columns", row, len(tbl.Columns))
+			}
+		}
+	})
+}
+
+// checkStats is what kstat(1M) output must satisfy whichever form it came in.
+func checkStats(t *testing.T, stats []Stat, err error) {
+	t.Helper()
+	if err != nil {
+		if stats != nil {
+			t.Fatalf("error %v with %d statistics", err, len(stats))
+		}
+		return
+	}
+	for _, s := range stats {
+		if s.Module == "" || s.Name == "" || s.Statistic == "" {
+			t.Fatalf("statistic without a full name: %+v", s)
+		}
+	}
+	if len(Group(stats)) > len(stats) {
+		t.Fatal("more kstats than statistics")
+	}
+	ARCFromKstatP(stats)
+	PoolIOFromKstatP(stats)
+}
+
+func FuzzParseKstatP(f *testing.F) {
+	addSeeds(f)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		stats, err := ParseKstatP(bytes.NewReader(data))
+		checkStats(t, stats, err)
+	})
+}
+
+func FuzzParseKstat(f *testing.F) {
+	addSeeds(f)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		stats, err := ParseKstat(bytes.NewReader(data))
+		checkStats(t, stats, err)
+	})
+}
+
+func FuzzParseSysctl(f *testing.F) {
+	addSeeds(f)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		stats, err := ParseSysctl(bytes.NewReader(data))
+		if err != nil {
+			if stats != nil {
+				t.Fatalf("error %v with %d sysctls", err, len(stats))
+			}
+			return
+		}
+		for _, s := range stats {
+			if s.Name == "" || strings.ContainsAny(s.Name, " \t") || strings.Join(s.Path, ".") != s.Name {
+				t.Fatalf("sysctl %+v", s)
+			}
+		}
+		ARCFromSysctl(stats)
+		PoolStatesFromSysctl(stats)
+		for _, d := range DatasetsFromSysctl(stats) {
+			if d.Name == "" || d.Pool == "" || d.Objset == "" {
+				t.Fatalf("dataset %+v", d)
+			}
+		}
+		for _, p := range PoolIOStatsFromSysctl(stats) {
+			if p.Pool == "" {
+				t.Fatalf("iostats without a pool: %+v", p)
+			}
+		}
+	})
+}
