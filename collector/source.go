@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"sort"
 	"strings"
@@ -32,6 +33,9 @@ type SourceConfig struct {
 	// Sampler integrates a long-running `zpool iostat -v INTERVAL` into
 	// counters where vdev properties are not available. Nil disables it.
 	Sampler *IostatSampler
+	// Kstat is the kernel's ZFS kstat directory (/proc/spl/kstat/zfs on
+	// Linux); nil where there is none.
+	Kstat fs.FS
 	// Now is the clock, for tests.
 	Now func() time.Time
 }
@@ -84,6 +88,7 @@ const (
 	SourceProperties     = "zpool_get"
 	SourceVdevProperties = "zpool_vdev_properties"
 	SourceIostatStream   = "zpool_iostat_stream"
+	SourceKstatState     = "kstat_pool_state"
 )
 
 // NewSource returns a Source; capabilities are detected on first use.

@@ -68,19 +68,47 @@ func desc(subsystem, name, help string, labels ...string) *prometheus.Desc {
 	return prometheus.NewDesc(prometheus.BuildFQName(namespace, subsystem, name), help, labels, nil)
 }
 
-type statusCollector struct{}
+type statusCollector struct {
+	source *Source
+	logger *slog.Logger
+}
 
-func newStatusCollector(*Source, *slog.Logger) (Collector, error) { return statusCollector{}, nil }
+func newStatusCollector(src *Source, logger *slog.Logger) (Collector, error) {
+	return statusCollector{source: src, logger: logger}, nil
+}
 
-func (statusCollector) Update(ctx context.Context, s *Scrape, ch chan<- prometheus.Metric) error {
+func (c statusCollector) Update(ctx context.Context, s *Scrape, ch chan<- prometheus.Metric) error {
 	st, err := s.Status(ctx)
 	if err != nil {
+		c.fallBackToKstat(ch)
 		return err
 	}
 	for _, p := range st.Pools {
 		collectPool(p, ch)
 	}
 	return nil
+}
+
+// fallBackToKstat reports pool health from the kernel's per-pool state
+// kstat when zpool status fails (a suspended pool can hang zpool in the
+// kernel): the health alerts keep working, and the freshness metrics say
+// which source answered.
+func (c statusCollector) fallBackToKstat(ch chan<- prometheus.Metric) {
+	if c.source.cfg.Kstat == nil {
+		return
+	}
+	states, err := kstatPoolStates(c.source.cfg.Kstat)
+	if err == nil && len(states) == 0 {
+		return
+	}
+	c.source.record(SourceKstatState, err)
+	if err != nil {
+		c.logger.Warn("cannot read pool states from kstats either", "err", err)
+		return
+	}
+	for pool, state := range states {
+		stateSet(ch, poolStateDesc, poolStates, state, pool)
+	}
 }
 
 func collectPool(p *zpool.Pool, ch chan<- prometheus.Metric) {

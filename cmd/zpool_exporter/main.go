@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"net/http"
 	"os"
@@ -38,6 +39,7 @@ type options struct {
 	zpool                  string
 	replayDir              string
 	replayStep             time.Duration
+	kstatPath              string
 	scrapeTimeout          time.Duration
 	timeoutOffset          time.Duration
 	iostatInterval         time.Duration
@@ -66,6 +68,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		PlaceHolder("DIR").StringVar(&o.replayDir)
 	app.Flag("zpool.replay-step", "With --zpool.replay-dir holding numbered steps (000/, 001/, ...), move to the next step this often, looping at the end; 0 stays at the first step.").
 		Default("0s").DurationVar(&o.replayStep)
+	app.Flag("kstat.path", "Directory of the kernel's ZFS kstats (Linux). With --zpool.replay-dir, its kstat/ subdirectory is used instead.").
+		Default("/proc/spl/kstat/zfs").StringVar(&o.kstatPath)
 	app.Flag("scrape.timeout", "Longest a scrape may take. zpool commands still running then are killed, and their metrics are missing from that scrape; a shorter scrape timeout sent by Prometheus wins.").
 		Default("10s").DurationVar(&o.scrapeTimeout)
 	app.Flag("scrape.timeout-offset", "Time taken off Prometheus's scrape timeout, so that the answer arrives before Prometheus gives up.").
@@ -167,9 +171,21 @@ func buildExporter(o options, logger *slog.Logger) (*collector.Exporter, *collec
 	if o.iostatInterval > 0 && !o.once {
 		sampler = collector.NewIostatSampler(o.zpool, o.iostatInterval, stream, run, logger.With("sampler", "zpool iostat"))
 	}
-	source := collector.NewSource(collector.SourceConfig{Runner: run, Zpool: o.zpool, Sampler: sampler}, logger)
+	source := collector.NewSource(collector.SourceConfig{Runner: run, Zpool: o.zpool, Sampler: sampler, Kstat: kstatFS(o)}, logger)
 	exporter, err := collector.New(source, logger, nil)
 	return exporter, sampler, err
+}
+
+// kstatFS is the kstat directory, or nil when it does not exist.
+func kstatFS(o options) fs.FS {
+	dir := o.kstatPath
+	if o.replayDir != "" {
+		dir = filepath.Join(o.replayDir, "kstat")
+	}
+	if info, err := os.Stat(dir); err != nil || !info.IsDir() {
+		return nil
+	}
+	return os.DirFS(dir)
 }
 
 // metricsHandler gathers a fresh scrape per request, under a deadline taken
