@@ -17,7 +17,7 @@ import (
 )
 
 func init() {
-	register("kstat", runtime.GOOS == "linux", "ARC, L2ARC and per-dataset I/O from the kernel's ZFS kstats (Linux /proc/spl/kstat/zfs)", newKstatCollector)
+	register("kstat", runtime.GOOS == "linux", "ARC, L2ARC, per-dataset I/O and transaction-group histograms from the kernel's ZFS kstats (Linux /proc/spl/kstat/zfs)", newKstatCollector)
 }
 
 // SourceKstat names the kstat files in the freshness metrics.
@@ -67,11 +67,12 @@ var (
 type kstatCollector struct {
 	fsys   fs.FS
 	source *Source
+	txgs   *txgHistory
 	logger *slog.Logger
 }
 
 func newKstatCollector(src *Source, logger *slog.Logger) (Collector, error) {
-	return &kstatCollector{fsys: src.cfg.Kstat, source: src, logger: logger}, nil
+	return &kstatCollector{fsys: src.cfg.Kstat, source: src, txgs: newTxgHistory(), logger: logger}, nil
 }
 
 func (c *kstatCollector) Update(_ context.Context, _ *Scrape, ch chan<- prometheus.Metric) error {
@@ -100,6 +101,9 @@ func (c *kstatCollector) update(ch chan<- prometheus.Metric) error {
 	var errs []error
 	datasets, err := readDatasets(c.fsys)
 	if err != nil {
+		errs = append(errs, err)
+	}
+	if err := c.txgs.update(c.fsys, ch); err != nil {
 		errs = append(errs, err)
 	}
 	for _, d := range datasets {

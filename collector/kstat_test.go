@@ -2,14 +2,19 @@ package collector
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"testing/fstest"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
 
 	"github.com/zpool-exporter/zpool_exporter/internal/sample"
 )
@@ -90,5 +95,43 @@ func TestPoolStateFromKstatWhenStatusFails(t *testing.T) {
 	}
 	if v, _ := value(fams, "zfs_exporter_source_up", map[string]string{"source": SourceKstatState}); v != 1 {
 		t.Errorf("source kstat_pool_state not up")
+	}
+}
+
+// Each committed txg is counted once, however many scrapes see it in the
+// kernel's rolling history.
+func TestTxgHistogramsCountEachTxgOnce(t *testing.T) {
+	header := "txg      birth            state ndirty       nread        nwritten     reads    writes   otime        qtime        wtime        stime\n"
+	row := func(txg int, state string, written, syncNs int) string {
+		return fmt.Sprintf("%-8d %-16d %-5s %-12d %-12d %-12d %-8d %-8d %-12d %-12d %-12d %-12d\n", txg, 1000*txg, state, written, 0, written, 0, 10, 5000000000, 9000, 300000, syncNs)
+	}
+	fsys := fstest.MapFS{"tank/txgs": &fstest.MapFile{Data: []byte(header + row(10, "C", 1<<20, 2_000_000) + row(11, "C", 4<<20, 300_000_000) + row(12, "S", 0, 0) + row(13, "O", 0, 0))}}
+	h := newTxgHistory()
+	count := func() (uint64, float64) {
+		ch := make(chan prometheus.Metric, 8)
+		if err := h.update(fsys, ch); err != nil {
+			t.Fatal(err)
+		}
+		close(ch)
+		for m := range ch {
+			var pb dto.Metric
+			_ = m.Write(&pb)
+			if strings.Contains(m.Desc().String(), "txg_sync_seconds") {
+				return pb.GetHistogram().GetSampleCount(), pb.GetHistogram().GetSampleSum()
+			}
+		}
+		t.Fatal("no txg_sync_seconds histogram")
+		return 0, 0
+	}
+	if n, sum := count(); n != 2 || math.Abs(sum-0.302) > 1e-9 {
+		t.Errorf("first scrape: %d txgs, %v s; want 2 committed txgs, 0.302 s", n, sum)
+	}
+	if n, _ := count(); n != 2 {
+		t.Errorf("a second scrape of the same history counted %d txgs, want still 2", n)
+	}
+	// txg 12 committed, 14 opened; 10 fell out of the history.
+	fsys["tank/txgs"] = &fstest.MapFile{Data: []byte(header + row(11, "C", 4<<20, 300_000_000) + row(12, "C", 8<<20, 1_000_000_000) + row(13, "S", 0, 0) + row(14, "O", 0, 0))}
+	if n, sum := count(); n != 3 || math.Abs(sum-1.302) > 1e-9 {
+		t.Errorf("after txg 12 committed: %d txgs, %v s; want 3, 1.302 s", n, sum)
 	}
 }
