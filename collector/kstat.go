@@ -1,15 +1,11 @@
 package collector
 
 import (
-	"bytes"
 	"context"
 	"errors"
-	"fmt"
-	"io/fs"
 	"log/slog"
 	"runtime"
-	"sort"
-	"strings"
+	"slices"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -17,7 +13,7 @@ import (
 )
 
 func init() {
-	register("kstat", runtime.GOOS == "linux", "ARC, L2ARC, per-dataset I/O and transaction-group histograms from the kernel's ZFS kstats (Linux /proc/spl/kstat/zfs)", newKstatCollector)
+	register("kstat", slices.Contains([]string{"linux", "freebsd", "illumos", "solaris"}, runtime.GOOS), "ARC, L2ARC, per-dataset I/O and transaction-group histograms from the kernel's ZFS kstats (Linux /proc/spl/kstat/zfs, FreeBSD sysctl kstat.zfs, illumos kstat -p)", newKstatCollector)
 }
 
 // SourceKstat names the kstat files in the freshness metrics.
@@ -65,54 +61,39 @@ var (
 )
 
 type kstatCollector struct {
-	fsys   fs.FS
+	reader kstatReader
 	source *Source
 	txgs   *txgHistory
 	logger *slog.Logger
 }
 
 func newKstatCollector(src *Source, logger *slog.Logger) (Collector, error) {
-	return &kstatCollector{fsys: src.cfg.Kstat, source: src, txgs: newTxgHistory(), logger: logger}, nil
+	return &kstatCollector{reader: src.kstatReader(), source: src, txgs: newTxgHistory(), logger: logger}, nil
 }
 
-func (c *kstatCollector) Update(_ context.Context, _ *Scrape, ch chan<- prometheus.Metric) error {
-	if c.fsys == nil {
+func (c *kstatCollector) Update(ctx context.Context, _ *Scrape, ch chan<- prometheus.Metric) error {
+	if c.reader == nil {
 		return ErrNoData
 	}
-	err := c.update(ch)
-	c.source.record(SourceKstat, err)
-	return err
-}
-
-func (c *kstatCollector) update(ch chan<- prometheus.Metric) error {
-	data, err := fs.ReadFile(c.fsys, "arcstats")
-	if errors.Is(err, fs.ErrNotExist) {
-		return ErrNoData // no ZFS module loaded
-	}
-	if err != nil {
+	snap, err := c.reader.snapshot(ctx)
+	if snap == nil {
+		if !errors.Is(err, ErrNoData) {
+			c.source.record(SourceKstat, err)
+		}
 		return err
 	}
-	named, err := kstat.ParseNamed(bytes.NewReader(data))
-	if err != nil {
-		return fmt.Errorf("arcstats: %w", err)
+	c.source.record(SourceKstat, err)
+	if snap.arc != nil {
+		collectARC(*snap.arc, ch)
 	}
-	collectARC(kstat.ARCFromNamed(named), ch)
-
-	var errs []error
-	datasets, err := readDatasets(c.fsys)
-	if err != nil {
-		errs = append(errs, err)
-	}
-	if err := c.txgs.update(c.fsys, ch); err != nil {
-		errs = append(errs, err)
-	}
-	for _, d := range datasets {
+	for _, d := range snap.datasets {
 		counter(ch, datasetReadBytesDesc, float64(d.ReadBytes), d.Pool, d.Name)
 		counter(ch, datasetWriteBytesDesc, float64(d.WriteBytes), d.Pool, d.Name)
 		counter(ch, datasetReadOpsDesc, float64(d.Reads), d.Pool, d.Name)
 		counter(ch, datasetWriteOpsDesc, float64(d.Writes), d.Pool, d.Name)
 	}
-	return errors.Join(errs...)
+	c.txgs.update(snap.txgs, ch)
+	return err
 }
 
 // collectARC sends the ARC's figures that this kernel has: a statistic an
@@ -136,64 +117,4 @@ func collectARC(arc kstat.ARC, ch chan<- prometheus.Metric) {
 			counter(ch, arcMissesDesc, v, k.kind)
 		}
 	}
-}
-
-// readDatasets reads every <pool>/objset-0x... kstat (OpenZFS 0.8+).
-func readDatasets(fsys fs.FS) ([]kstat.Dataset, error) {
-	paths, err := fs.Glob(fsys, "*/objset-*")
-	if err != nil {
-		return nil, err
-	}
-	sort.Strings(paths)
-	var (
-		out  []kstat.Dataset
-		errs []error
-	)
-	for _, p := range paths {
-		data, err := fs.ReadFile(fsys, p)
-		if errors.Is(err, fs.ErrNotExist) {
-			continue // the dataset went away since the listing
-		}
-		var d kstat.Dataset
-		if err == nil {
-			var n *kstat.Named
-			if n, err = kstat.ParseNamed(bytes.NewReader(data)); err == nil {
-				d, err = kstat.DatasetFromNamed(n)
-			}
-		}
-		if err != nil {
-			errs = append(errs, fmt.Errorf("%s: %w", p, err))
-			continue
-		}
-		pool, objset, _ := strings.Cut(p, "/")
-		d.Pool, d.Objset = pool, objset
-		if d.Name == "" {
-			continue // an objset without a name (being created or destroyed)
-		}
-		out = append(out, d)
-	}
-	return out, errors.Join(errs...)
-}
-
-// kstatPoolStates reads <pool>/state (OpenZFS 0.7.10+): pool health that
-// needs no zpool process, for when zpool hangs.
-func kstatPoolStates(fsys fs.FS) (map[string]string, error) {
-	paths, err := fs.Glob(fsys, "*/state")
-	if err != nil {
-		return nil, err
-	}
-	states := map[string]string{}
-	for _, p := range paths {
-		data, err := fs.ReadFile(fsys, p)
-		if err != nil {
-			continue
-		}
-		state, err := kstat.ParsePoolState(bytes.NewReader(data))
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", p, err)
-		}
-		pool, _, _ := strings.Cut(p, "/")
-		states[pool] = state
-	}
-	return states, nil
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 
+	"github.com/zpool-exporter/zpool_exporter/collector/internal/runner"
 	"github.com/zpool-exporter/zpool_exporter/internal/sample"
 )
 
@@ -105,13 +106,16 @@ func TestTxgHistogramsCountEachTxgOnce(t *testing.T) {
 	row := func(txg int, state string, written, syncNs int) string {
 		return fmt.Sprintf("%-8d %-16d %-5s %-12d %-12d %-12d %-8d %-8d %-12d %-12d %-12d %-12d\n", txg, 1000*txg, state, written, 0, written, 0, 10, 5000000000, 9000, 300000, syncNs)
 	}
-	fsys := fstest.MapFS{"tank/txgs": &fstest.MapFile{Data: []byte(header + row(10, "C", 1<<20, 2_000_000) + row(11, "C", 4<<20, 300_000_000) + row(12, "S", 0, 0) + row(13, "O", 0, 0))}}
+	arcstats := "1 1 0x01 2 96 1 2\nname                            type data\nhits                            4    1\nsize                            4    2\n"
+	fsys := fstest.MapFS{"arcstats": &fstest.MapFile{Data: []byte(arcstats)}, "tank/txgs": &fstest.MapFile{Data: []byte(header + row(10, "C", 1<<20, 2_000_000) + row(11, "C", 4<<20, 300_000_000) + row(12, "S", 0, 0) + row(13, "O", 0, 0))}}
 	h := newTxgHistory()
 	count := func() (uint64, float64) {
-		ch := make(chan prometheus.Metric, 8)
-		if err := h.update(fsys, ch); err != nil {
+		snap, err := procfsKstats{fsys}.snapshot(context.Background())
+		if err != nil {
 			t.Fatal(err)
 		}
+		ch := make(chan prometheus.Metric, 8)
+		h.update(snap.txgs, ch)
 		close(ch)
 		for m := range ch {
 			var pb dto.Metric
@@ -133,5 +137,67 @@ func TestTxgHistogramsCountEachTxgOnce(t *testing.T) {
 	fsys["tank/txgs"] = &fstest.MapFile{Data: []byte(header + row(11, "C", 4<<20, 300_000_000) + row(12, "C", 8<<20, 1_000_000_000) + row(13, "S", 0, 0) + row(14, "O", 0, 0))}
 	if n, sum := count(); n != 3 || math.Abs(sum-1.302) > 1e-9 {
 		t.Errorf("after txg 12 committed: %d txgs, %v s; want 3, 1.302 s", n, sum)
+	}
+}
+
+// replayOf makes a replay directory answering one command line with the
+// bodies of the given fixtures, one after the other.
+func replayOf(t *testing.T, command string, fixtures ...string) *runner.Replay {
+	t.Helper()
+	var body strings.Builder
+	for _, f := range fixtures {
+		s, err := sample.Read(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body.Write(s.Body)
+	}
+	dir := t.TempDir()
+	content := "# command: " + command + "\n# ---\n" + body.String()
+	if err := os.WriteFile(filepath.Join(dir, "capture.txt"), []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, err := runner.NewReplay(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// FreeBSD and illumos give the same metric names as Linux.
+func TestKstatCollectorOtherSystems(t *testing.T) {
+	const td = "internal/kstat/testdata/"
+	for _, tc := range []struct {
+		os      string
+		replay  *runner.Replay
+		dataset bool
+	}{
+		{"freebsd", replayOf(t, "sysctl -q kstat.zfs", td+"freebsd-sysctl-arcstats.txt", td+"freebsd-sysctl-datasets.txt", td+"freebsd-sysctl-pool-state.txt"), true},
+		{"illumos", replayOf(t, "kstat -p zfs:0:arcstats", td+"illumos-kstat-p-arcstats-pools.txt"), false},
+	} {
+		t.Run(tc.os, func(t *testing.T) {
+			logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+			src := NewSource(SourceConfig{Runner: tc.replay, KstatOS: tc.os, Now: func() time.Time { return testNow }}, logger)
+			e, err := New(src, logger, map[string]bool{"kstat": true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			fams := gather(t, e)
+			if v, _ := value(fams, "zfs_exporter_collector_success", map[string]string{"collector": "kstat"}); v != 1 {
+				t.Errorf("kstat collector failed")
+			}
+			for _, name := range []string{"zfs_arc_size_bytes", "zfs_arc_target_size_bytes", "zfs_arc_max_size_bytes"} {
+				if v, ok := value(fams, name, nil); !ok || v <= 0 {
+					t.Errorf("%s = %v (present %v)", name, v, ok)
+				}
+			}
+			if _, ok := value(fams, "zfs_arc_hits_total", map[string]string{"kind": "demand_data"}); !ok {
+				t.Errorf("no demand_data ARC hits")
+			}
+			_, ok := value(fams, "zfs_dataset_write_bytes_total", nil)
+			if ok != tc.dataset {
+				t.Errorf("per-dataset counters present: %v, want %v", ok, tc.dataset)
+			}
+		})
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -36,6 +37,10 @@ type SourceConfig struct {
 	// Kstat is the kernel's ZFS kstat directory (/proc/spl/kstat/zfs on
 	// Linux); nil where there is none.
 	Kstat fs.FS
+	// KstatOS chooses how kstats are read: "linux" (Kstat), "freebsd"
+	// (sysctl), "illumos" or "solaris" (kstat -p). The host's OS unless
+	// set.
+	KstatOS string
 	// Now is the clock, for tests.
 	Now func() time.Time
 }
@@ -101,6 +106,9 @@ func NewSource(cfg SourceConfig, logger *slog.Logger) *Source {
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
+	}
+	if cfg.KstatOS == "" {
+		cfg.KstatOS = runtime.GOOS
 	}
 	return &Source{cfg: cfg, logger: logger, freshness: map[string]sourceState{}}
 }
@@ -206,6 +214,21 @@ func (s *Source) learnVdevProperties(available bool, why error) {
 	} else {
 		s.logger.Info("vdev properties not available; per-vdev I/O counters come from a zpool iostat stream", "err", why)
 	}
+}
+
+// kstatReader returns how this host's kstats are read, or nil.
+func (s *Source) kstatReader() kstatReader {
+	switch s.cfg.KstatOS {
+	case "linux":
+		if s.cfg.Kstat != nil {
+			return procfsKstats{s.cfg.Kstat}
+		}
+	case "freebsd":
+		return sysctlKstats{s.cfg.Runner}
+	case "illumos", "solaris":
+		return kstatPKstats{s.cfg.Runner}
+	}
+	return nil
 }
 
 // record notes the outcome of reading a source.

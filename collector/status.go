@@ -80,7 +80,7 @@ func newStatusCollector(src *Source, logger *slog.Logger) (Collector, error) {
 func (c statusCollector) Update(ctx context.Context, s *Scrape, ch chan<- prometheus.Metric) error {
 	st, err := s.Status(ctx)
 	if err != nil {
-		c.fallBackToKstat(ch)
+		c.fallBackToKstat(ctx, ch)
 		return err
 	}
 	for _, p := range st.Pools {
@@ -93,11 +93,12 @@ func (c statusCollector) Update(ctx context.Context, s *Scrape, ch chan<- promet
 // kstat when zpool status fails (a suspended pool can hang zpool in the
 // kernel): the health alerts keep working, and the freshness metrics say
 // which source answered.
-func (c statusCollector) fallBackToKstat(ch chan<- prometheus.Metric) {
-	if c.source.cfg.Kstat == nil {
+func (c statusCollector) fallBackToKstat(ctx context.Context, ch chan<- prometheus.Metric) {
+	reader := c.source.kstatReader()
+	if reader == nil || ctx.Err() != nil {
 		return
 	}
-	states, err := kstatPoolStates(c.source.cfg.Kstat)
+	states, err := reader.poolStates(ctx)
 	if err == nil && len(states) == 0 {
 		return
 	}

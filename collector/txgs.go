@@ -1,11 +1,7 @@
 package collector
 
 import (
-	"bytes"
-	"errors"
-	"fmt"
-	"io/fs"
-	"strings"
+	"sort"
 	"sync"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -21,7 +17,7 @@ var (
 	txgDirtyDesc = desc("pool", "txg_dirty_bytes",
 		"Dirty bytes each transaction group carried into its sync.", "pool")
 
-	txgSyncBuckets  = prometheus.ExponentialBuckets(0.001, 4, 10)   // 1 ms to 4.4 min
+	txgSyncBuckets  = prometheus.ExponentialBuckets(0.001, 4, 10)  // 1 ms to 4.4 min
 	txgBytesBuckets = prometheus.ExponentialBuckets(64<<10, 4, 10) // 64 KiB to 16 GiB
 )
 
@@ -40,38 +36,23 @@ type poolTxgs struct {
 
 func newTxgHistory() *txgHistory { return &txgHistory{pools: map[string]*poolTxgs{}} }
 
-// update reads every <pool>/txgs, counts the txgs committed since the last
-// call and sends the histograms.
-func (h *txgHistory) update(fsys fs.FS, ch chan<- prometheus.Metric) error {
-	paths, err := fs.Glob(fsys, "*/txgs")
-	if err != nil {
-		return err
-	}
+// update counts the txgs committed since the last call, from each pool's
+// recent history, and sends the histograms.
+func (h *txgHistory) update(history map[string][]kstat.Txg, ch chan<- prometheus.Metric) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	seen := map[string]bool{}
-	var errs []error
-	for _, p := range paths {
-		pool, _, _ := strings.Cut(p, "/")
-		data, err := fs.ReadFile(fsys, p)
-		if errors.Is(err, fs.ErrNotExist) {
-			continue
-		}
-		var txgs []kstat.Txg
-		if err == nil {
-			txgs, err = kstat.ParseTxgs(bytes.NewReader(data))
-		}
-		if err != nil {
-			errs = append(errs, fmt.Errorf("%s: %w", p, err))
-			continue
-		}
-		seen[pool] = true
+	pools := make([]string, 0, len(history))
+	for pool := range history {
+		pools = append(pools, pool)
+	}
+	sort.Strings(pools)
+	for _, pool := range pools {
 		pt := h.pools[pool]
 		if pt == nil {
 			pt = &poolTxgs{sync: newHistogram(txgSyncBuckets), written: newHistogram(txgBytesBuckets), dirty: newHistogram(txgBytesBuckets)}
 			h.pools[pool] = pt
 		}
-		for _, t := range txgs {
+		for _, t := range history[pool] {
 			if t.State != "committed" || t.TXG <= pt.last {
 				continue
 			}
@@ -85,11 +66,10 @@ func (h *txgHistory) update(fsys fs.FS, ch chan<- prometheus.Metric) error {
 		ch <- pt.dirty.metric(txgDirtyDesc, pool)
 	}
 	for pool := range h.pools {
-		if !seen[pool] {
+		if _, ok := history[pool]; !ok {
 			delete(h.pools, pool) // exported or destroyed
 		}
 	}
-	return errors.Join(errs...)
 }
 
 // histogram accumulates observations for a const histogram.
