@@ -104,7 +104,7 @@ func TestPoolStateFromKstatWhenStatusFails(t *testing.T) {
 func TestTxgHistogramsCountEachTxgOnce(t *testing.T) {
 	header := "txg      birth            state ndirty       nread        nwritten     reads    writes   otime        qtime        wtime        stime\n"
 	row := func(txg int, state string, written, syncNs int) string {
-		return fmt.Sprintf("%-8d %-16d %-5s %-12d %-12d %-12d %-8d %-8d %-12d %-12d %-12d %-12d\n", txg, 1000*txg, state, written, 0, written, 0, 10, 5000000000, 9000, 300000, syncNs)
+		return fmt.Sprintf("%-8d %-16d %-5s %-12d %-12d %-12d %-8d %-8d %-12d %-12d %-12d %-12d\n", txg, 1000*txg, state, written, 0, written, 0, 10, int64(5000000000), 9000, 300000, syncNs)
 	}
 	arcstats := "1 1 0x01 2 96 1 2\nname                            type data\nhits                            4    1\nsize                            4    2\n"
 	fsys := fstest.MapFS{"arcstats": &fstest.MapFile{Data: []byte(arcstats)}, "tank/txgs": &fstest.MapFile{Data: []byte(header + row(10, "C", 1<<20, 2_000_000) + row(11, "C", 4<<20, 300_000_000) + row(12, "S", 0, 0) + row(13, "O", 0, 0))}}

@@ -41,6 +41,15 @@ type SourceConfig struct {
 	// (sysctl), "illumos" or "solaris" (kstat -p). The host's OS unless
 	// set.
 	KstatOS string
+	// ProcRoot, SysRoot and DevRoot are where procfs, sysfs and /dev are
+	// mounted ("/proc", "/sys", "/dev" unless set): the disk collector reads
+	// diskstats and resolves vdev paths under them.
+	ProcRoot string
+	SysRoot  string
+	DevRoot  string
+	// DiskAll makes the disk collector also report disks that back no
+	// pool, with empty pool and vdev labels.
+	DiskAll bool
 	// Now is the clock, for tests.
 	Now func() time.Time
 }
@@ -109,6 +118,15 @@ func NewSource(cfg SourceConfig, logger *slog.Logger) *Source {
 	}
 	if cfg.KstatOS == "" {
 		cfg.KstatOS = runtime.GOOS
+	}
+	if cfg.ProcRoot == "" {
+		cfg.ProcRoot = "/proc"
+	}
+	if cfg.SysRoot == "" {
+		cfg.SysRoot = "/sys"
+	}
+	if cfg.DevRoot == "" {
+		cfg.DevRoot = "/dev"
 	}
 	return &Source{cfg: cfg, logger: logger, freshness: map[string]sourceState{}}
 }

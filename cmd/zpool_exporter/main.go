@@ -40,6 +40,7 @@ type options struct {
 	replayDir              string
 	replayStep             time.Duration
 	kstatPath              string
+	diskAll                bool
 	scrapeTimeout          time.Duration
 	timeoutOffset          time.Duration
 	iostatInterval         time.Duration
@@ -70,6 +71,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		Default("0s").DurationVar(&o.replayStep)
 	app.Flag("kstat.path", "Directory of the kernel's ZFS kstats (Linux). With --zpool.replay-dir, its kstat/ subdirectory is used instead.").
 		Default("/proc/spl/kstat/zfs").StringVar(&o.kstatPath)
+	app.Flag("collector.disk.all", "Export every physical disk, not only those that back a pool (their pool and vdev labels are empty).").
+		BoolVar(&o.diskAll)
 	app.Flag("scrape.timeout", "Longest a scrape may take. zpool commands still running then are killed, and their metrics are missing from that scrape; a shorter scrape timeout sent by Prometheus wins.").
 		Default("10s").DurationVar(&o.scrapeTimeout)
 	app.Flag("scrape.timeout-offset", "Time taken off Prometheus's scrape timeout, so that the answer arrives before Prometheus gives up.").
@@ -171,7 +174,14 @@ func buildExporter(o options, logger *slog.Logger) (*collector.Exporter, *collec
 	if o.iostatInterval > 0 && !o.once {
 		sampler = collector.NewIostatSampler(o.zpool, o.iostatInterval, stream, run, logger.With("sampler", "zpool iostat"))
 	}
-	source := collector.NewSource(collector.SourceConfig{Runner: run, Zpool: o.zpool, Sampler: sampler, Kstat: kstatFS(o)}, logger)
+	cfg := collector.SourceConfig{Runner: run, Zpool: o.zpool, Sampler: sampler, Kstat: kstatFS(o), DiskAll: o.diskAll}
+	if o.replayDir != "" {
+		// A replay's disks, if it has any, are laid out like the host's.
+		cfg.ProcRoot = filepath.Join(o.replayDir, "proc")
+		cfg.SysRoot = filepath.Join(o.replayDir, "sys")
+		cfg.DevRoot = filepath.Join(o.replayDir, "dev")
+	}
+	source := collector.NewSource(cfg, logger)
 	exporter, err := collector.New(source, logger, nil)
 	return exporter, sampler, err
 }

@@ -1,0 +1,175 @@
+package collector
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"runtime"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/procfs/blockdevice"
+
+	"github.com/zpool-exporter/zpool_exporter/collector/internal/zpool"
+)
+
+func init() {
+	register("disk", runtime.GOOS == "linux", "Per-disk I/O from /proc/diskstats (operations, bytes, busy and queue time, as iostat -x shows them), joined to the leaf vdevs the disks back (Linux)", newDiskCollector)
+}
+
+// Linux counts diskstats sectors in 512-byte units, whatever the disk's
+// sector size.
+const diskSectorBytes = 512
+
+// A disk whose partitions back several vdevs or pools has one series per
+// (device, pool, vdev), each with the whole disk's figures: sum them by
+// device, not by pool, or the disk is counted more than once.
+var (
+	diskLabels             = []string{"device", "pool", "vdev"}
+	diskReadOpsDesc        = desc("disk", "read_operations_total", "Reads the disk completed (diskstats). One series per vdev the disk backs, each with the whole disk's figures.", diskLabels...)
+	diskWriteOpsDesc       = desc("disk", "write_operations_total", "Writes the disk completed (diskstats).", diskLabels...)
+	diskReadBytesDesc      = desc("disk", "read_bytes_total", "Bytes read from the disk (diskstats sectors of 512 bytes).", diskLabels...)
+	diskWriteBytesDesc     = desc("disk", "write_bytes_total", "Bytes written to the disk (diskstats sectors of 512 bytes).", diskLabels...)
+	diskReadTimeDesc       = desc("disk", "read_time_seconds_total", "Time reads spent from issue to completion, summed over reads: its rate over the rate of read operations is the mean read latency (iostat r_await).", diskLabels...)
+	diskWriteTimeDesc      = desc("disk", "write_time_seconds_total", "Time writes spent from issue to completion, summed over writes (its rate over the write rate is iostat w_await).", diskLabels...)
+	diskIOTimeDesc         = desc("disk", "io_time_seconds_total", "Time the disk had I/O in flight: its rate is the busy ratio (iostat %util, %b).", diskLabels...)
+	diskIOTimeWeightedDesc = desc("disk", "io_time_weighted_seconds_total", "Time I/Os spent in flight, weighted by how many were: its rate is the average queue length (iostat aqu-sz).", diskLabels...)
+	diskIONowDesc          = desc("disk", "io_now", "I/Os in flight on the disk at the time of the scrape.", diskLabels...)
+)
+
+type diskCollector struct {
+	procRoot string
+	sysRoot  string
+	all      bool
+	resolver diskResolver
+	logger   *slog.Logger
+}
+
+func newDiskCollector(src *Source, logger *slog.Logger) (Collector, error) {
+	cfg := src.cfg
+	return &diskCollector{
+		procRoot: cfg.ProcRoot,
+		sysRoot:  cfg.SysRoot,
+		all:      cfg.DiskAll,
+		resolver: diskResolver{devRoot: cfg.DevRoot, sysRoot: cfg.SysRoot, stat: statDevice},
+		logger:   logger,
+	}, nil
+}
+
+func (c *diskCollector) Update(ctx context.Context, s *Scrape, ch chan<- prometheus.Metric) error {
+	stats, err := c.readDiskstats()
+	if err != nil {
+		return err
+	}
+	devs := newDiskIndex(stats)
+	st, err := s.Status(ctx)
+	if err != nil {
+		return fmt.Errorf("cannot join disks to vdevs: %w", err)
+	}
+	used := map[string]bool{}
+	for _, p := range st.Pools {
+		for _, j := range c.joinPool(p, devs) {
+			collectDisk(ch, devs.stats[j.device], j.device, p.Name, j.vdev)
+			used[j.device] = true
+		}
+	}
+	if c.all {
+		for _, d := range stats {
+			name := d.DeviceName
+			if used[name] || isVirtualDisk(name) || c.resolver.isPartition(name, devs) {
+				continue
+			}
+			used[name] = true
+			collectDisk(ch, devs.stats[name], name, "", "")
+		}
+	}
+	if len(used) == 0 {
+		return ErrNoData
+	}
+	return nil
+}
+
+func (c *diskCollector) readDiskstats() ([]blockdevice.Diskstats, error) {
+	file := filepath.Join(c.procRoot, "diskstats")
+	fs, err := blockdevice.NewFS(c.procRoot, c.sysRoot)
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", file, err)
+	}
+	stats, err := fs.ProcDiskstats()
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", file, err)
+	}
+	return stats, nil
+}
+
+// diskJoin is a leaf vdev and the disk under it.
+type diskJoin struct{ device, vdev string }
+
+// joinPool finds the disk under each leaf of the pool, once per leaf name:
+// an active hot spare is printed twice. A leaf that cannot be joined (a
+// removed disk, a path that no longer exists, a file on tmpfs) is skipped.
+func (c *diskCollector) joinPool(p *zpool.Pool, devs *diskIndex) []diskJoin {
+	if p.Root == nil {
+		return nil
+	}
+	var joins []diskJoin
+	seen := map[string]bool{}
+	walkVdevs(p.Root, "", func(v *zpool.Vdev, _ string) {
+		if !isDiskLeaf(v) || seen[v.Name] {
+			return
+		}
+		// The path of a device zpool cannot open may now be another disk.
+		if v.State == "unavail" || v.State == "removed" {
+			c.logger.Debug("not joining a vdev whose device is gone", "pool", p.Name, "vdev", v.Name, "state", v.State)
+			return
+		}
+		device, err := c.resolver.resolve(v, devs)
+		if err != nil {
+			c.logger.Debug("cannot find the disk of a vdev", "pool", p.Name, "vdev", v.Name, "path", v.Path, "err", err)
+			return
+		}
+		seen[v.Name] = true
+		joins = append(joins, diskJoin{device: device, vdev: v.Name})
+	})
+	return joins
+}
+
+func collectDisk(ch chan<- prometheus.Metric, d *blockdevice.Diskstats, labels ...string) {
+	counter(ch, diskReadOpsDesc, float64(d.ReadIOs), labels...)
+	counter(ch, diskWriteOpsDesc, float64(d.WriteIOs), labels...)
+	counter(ch, diskReadBytesDesc, float64(d.ReadSectors)*diskSectorBytes, labels...)
+	counter(ch, diskWriteBytesDesc, float64(d.WriteSectors)*diskSectorBytes, labels...)
+	counter(ch, diskReadTimeDesc, milliseconds(d.ReadTicks), labels...)
+	counter(ch, diskWriteTimeDesc, milliseconds(d.WriteTicks), labels...)
+	counter(ch, diskIOTimeDesc, milliseconds(d.IOsTotalTicks), labels...)
+	counter(ch, diskIOTimeWeightedDesc, milliseconds(d.WeightedIOTicks), labels...)
+	gauge(ch, diskIONowDesc, float64(d.IOsInProgress), labels...)
+}
+
+func milliseconds(ms uint64) float64 { return float64(ms) / 1000 }
+
+// diskIndex looks diskstats entries up by kernel name and device number.
+type diskIndex struct {
+	stats   map[string]*blockdevice.Diskstats
+	numbers map[devNumber]string
+}
+
+func newDiskIndex(stats []blockdevice.Diskstats) *diskIndex {
+	idx := &diskIndex{stats: map[string]*blockdevice.Diskstats{}, numbers: map[devNumber]string{}}
+	for i := range stats {
+		d := &stats[i]
+		idx.stats[d.DeviceName] = d
+		idx.numbers[devNumber{d.MajorNumber, d.MinorNumber}] = d.DeviceName
+	}
+	return idx
+}
+
+func (idx *diskIndex) has(name string) bool {
+	_, ok := idx.stats[name]
+	return ok
+}
+
+func (idx *diskIndex) byNumber(n devNumber) (string, bool) {
+	name, ok := idx.numbers[n]
+	return name, ok
+}
