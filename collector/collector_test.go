@@ -289,3 +289,24 @@ func TestUnreadableStatusKeepsTheRest(t *testing.T) {
 		}
 	}
 }
+
+// OpenZFS 2.3.2's JSON status has no state for a dRAID vdev: the exporter
+// takes it from the text status, captured from the test bed's guest.
+func TestDraidStateFromTextWhenJSONLacksIt(t *testing.T) {
+	replay, err := runner.NewReplayWithOptions("internal/zpool/testdata/openzfs-2.3-guest", runner.ReplayOptions{Scenarios: []string{"01-created"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, _ := replayExporter(t, replay, 0)
+	fams := gather(t, e)
+	if v, _ := value(fams, "zfs_exporter_capabilities_info", map[string]string{"status_format": "json"}); v != 1 {
+		t.Fatalf("not reading JSON status")
+	}
+	draid := map[string]string{"pool": "dr", "vdev": "draid1:2d:5c:1s-0"}
+	if v, _ := value(fams, "zfs_vdev_state", map[string]string{"pool": "dr", "vdev": "draid1:2d:5c:1s-0", "state": "online"}); v != 1 {
+		t.Errorf("dRAID vdev not online")
+	}
+	if v, _ := value(fams, "zfs_vdev_info", map[string]string{"pool": "dr", "vdev": draid["vdev"], "vdev_type": "draid1"}); v != 1 {
+		t.Errorf("dRAID vdev's type is not draid1")
+	}
+}

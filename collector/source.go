@@ -364,6 +364,7 @@ func (s *Source) readStatus(ctx context.Context) (*zpool.Status, error) {
 					p.Scans[i].Estimate(now)
 				}
 			}
+			s.fillMissingStates(ctx, st)
 		}
 	} else {
 		st, err = zpool.ParseStatus(bytes.NewReader(out), s.cfg.Location)
@@ -380,6 +381,45 @@ func (s *Source) readStatus(ctx context.Context) (*zpool.Status, error) {
 		return nil, fmt.Errorf("`%s` printed no pool that could be read", cmd)
 	}
 	return st, nil
+}
+
+// fillMissingStates takes the states that JSON status lacks from the text
+// status: OpenZFS 2.3.2 prints no state (nor type or GUID) for a dRAID
+// vdev in JSON, and a vdev without a state would escape the health alerts.
+func (s *Source) fillMissingStates(ctx context.Context, st *zpool.Status) {
+	missing := false
+	for _, p := range st.Pools {
+		if p.Root != nil {
+			walkVdevs(p.Root, "", func(v *zpool.Vdev, _ string) { missing = missing || v.State == "" })
+		}
+	}
+	if !missing {
+		return
+	}
+	out, err := s.cfg.Runner.Run(ctx, s.cfg.Zpool, "status", "-p")
+	var text *zpool.Status
+	if err == nil {
+		text, err = zpool.ParseStatus(bytes.NewReader(out), s.cfg.Location)
+	}
+	if err != nil {
+		s.logger.Debug("cannot read the text status for the vdev states JSON lacks", "err", err)
+		return
+	}
+	states := map[[2]string]string{}
+	for _, p := range text.Pools {
+		if p.Root != nil {
+			walkVdevs(p.Root, "", func(v *zpool.Vdev, _ string) { states[[2]string{p.Name, v.Name}] = v.State })
+		}
+	}
+	for _, p := range st.Pools {
+		if p.Root != nil {
+			walkVdevs(p.Root, "", func(v *zpool.Vdev, _ string) {
+				if v.State == "" {
+					v.State = states[[2]string{p.Name, v.Name}]
+				}
+			})
+		}
+	}
 }
 
 // Properties returns every pool's properties from `zpool get all`.

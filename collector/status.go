@@ -129,7 +129,7 @@ func collectPool(p *zpool.Pool, ch chan<- prometheus.Metric) {
 	spares := activeSpares(p.Root)
 	walkVdevs(p.Root, "", func(v *zpool.Vdev, parent string) {
 		if slot, ok := spares[v.Name]; ok {
-			if v.Class == zpool.ClassSpare {
+			if v == slot {
 				return // reported with the copy that stands in
 			}
 			v = standIn(v, slot)
@@ -148,9 +148,11 @@ func activeSpares(root *zpool.Vdev) map[string]*zpool.Vdev {
 			slots[top.Name] = top
 		}
 	}
+	// The copy inside spare-N is told from the slot by identity, not by
+	// class: JSON may call both "spare".
 	active := map[string]*zpool.Vdev{}
 	walkVdevs(root, "", func(v *zpool.Vdev, _ string) {
-		if slot, ok := slots[v.Name]; ok && v.Class != zpool.ClassSpare {
+		if slot, ok := slots[v.Name]; ok && v != slot {
 			active[v.Name] = slot
 		}
 	})

@@ -202,3 +202,36 @@ func flatten(fams []*dto.MetricFamily, names, dropped []string) map[string]float
 	}
 	return out
 }
+
+// A hot spare in use appears twice in a pool; JSON may give both copies
+// the class "spare". It is reported once, as inuse, in the tree.
+func TestActiveSpareReportedOnce(t *testing.T) {
+	leaf := func(name, state, class string) *zpool.Vdev {
+		return &zpool.Vdev{Name: name, Type: "disk", State: state, Class: class}
+	}
+	root := &zpool.Vdev{Name: "tank", Type: "root", State: "degraded", Class: zpool.ClassNormal, Children: []*zpool.Vdev{
+		{Name: "raidz1-0", Type: "raidz1", State: "degraded", Class: zpool.ClassNormal, Children: []*zpool.Vdev{
+			leaf("sda", "online", zpool.ClassNormal),
+			{Name: "spare-1", Type: "spare", State: "degraded", Class: zpool.ClassNormal, Children: []*zpool.Vdev{
+				leaf("sdb", "faulted", zpool.ClassNormal),
+				leaf("sdd", "online", zpool.ClassSpare),
+			}},
+			leaf("sdc", "online", zpool.ClassNormal),
+		}},
+		leaf("sdd", "inuse", zpool.ClassSpare),
+	}}
+	reg := prometheus.NewPedanticRegistry()
+	reg.MustRegister(collectorFunc(func(ch chan<- prometheus.Metric) {
+		collectPool(&zpool.Pool{Name: "tank", State: "degraded", Root: root}, ch)
+	}))
+	fams, err := reg.Gather()
+	if err != nil {
+		t.Fatalf("duplicate series: %v", err)
+	}
+	if v, _ := value(fams, "zfs_vdev_state", map[string]string{"vdev": "sdd", "state": "inuse"}); v != 1 {
+		t.Errorf("spare sdd not inuse")
+	}
+	if v, _ := value(fams, "zfs_vdev_info", map[string]string{"vdev": "sdd", "parent": "spare-1"}); v != 1 {
+		t.Errorf("spare sdd not reported where it stands in (parent spare-1)")
+	}
+}

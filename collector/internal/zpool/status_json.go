@@ -641,15 +641,25 @@ func vdevClass(c string) string {
 	return strings.ToLower(c)
 }
 
-var parityInName = regexp.MustCompile(`^(raidz|draid)([1-3])[-:]`)
+var (
+	parityInName   = regexp.MustCompile(`^(raidz|draid)([1-3])[-:]`)
+	interiorByName = regexp.MustCompile(`^(mirror|replacing|spare)-[0-9]+$`)
+)
 
 // vdevTypeJSON names a vdev type as the text output does: JSON says
 // "raidz" and "draid", the parity is in the name ("raidz2-0",
-// "draid1:4d:11c:1s-0").
+// "draid1:4d:11c:1s-0"). OpenZFS 2.3.2 prints no vdev_type at all for a
+// dRAID vdev: the name tells it then.
 func vdevTypeJSON(t, name string) string {
-	if t == "raidz" || t == "draid" {
-		if m := parityInName.FindStringSubmatch(name); m != nil && m[1] == t {
-			return t + m[2]
+	m := parityInName.FindStringSubmatch(name)
+	switch {
+	case (t == "raidz" || t == "draid") && m != nil && m[1] == t:
+		return t + m[2]
+	case t == "" && m != nil:
+		return m[1] + m[2]
+	case t == "":
+		if m := interiorByName.FindStringSubmatch(name); m != nil {
+			return m[1]
 		}
 	}
 	return t
