@@ -7,7 +7,7 @@ LDFLAGS   := -X github.com/prometheus/common/version.Version=$(VERSION) \
              -X github.com/prometheus/common/version.Revision=$(REVISION) \
              -X github.com/prometheus/common/version.Branch=main
 
-.PHONY: build cross test test-short test-all check fmt vet staticcheck bench fuzz
+.PHONY: build cross test test-short test-all testbed check fmt vet staticcheck bench fuzz
 
 # Every OS the exporter runs on; a build-tag mistake fails here.
 PLATFORMS ?= linux/amd64 linux/arm64 freebsd/amd64 illumos/amd64 solaris/amd64
@@ -33,6 +33,12 @@ test:
 test-all:
 	./scripts/test-all.sh
 
+# The walk on real OpenZFS in a qemu guest, for every version the test bed
+# builds (root; builds or reuses the guest images).
+ZPE_OPENZFS ?= 2.3,2.1
+testbed:
+	ZPE_OPENZFS=$(ZPE_OPENZFS) $(GO) test -tags testbed -count=1 -timeout 120m -v -run TestOpenZFSWalk ./testbed/openzfs/
+
 check: fmt vet staticcheck
 
 fmt:
@@ -40,9 +46,11 @@ fmt:
 
 vet:
 	$(GO) vet ./...
+	$(GO) vet -tags openzfsguest,testbed ./testbed/...
 
 staticcheck:
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) ./...
+	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) -tags openzfsguest,testbed ./testbed/...
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./collector/...

@@ -1,0 +1,178 @@
+//go:build testbed
+
+package openzfs
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/zpool-exporter/zpool_exporter/internal/e2e"
+)
+
+// TestOpenZFSWalk builds (or reuses) the test bed's guest image, boots it
+// and runs the walk (package walk) inside it, against the real OpenZFS
+// kernel module. ZPE_OPENZFS lists the versions, "2.3" unless set (for
+// example ZPE_OPENZFS=2.3,2.1). ZPE_CAPTURES, when set, is a directory
+// that receives the zpool outputs the walk captured, as fixtures.
+func TestOpenZFSWalk(t *testing.T) {
+	if testing.Short() {
+		t.Skip("boots a qemu guest with OpenZFS (several minutes); skipped with -short")
+	}
+	if os.Geteuid() != 0 {
+		e2e.SkipOrFail(t, "the OpenZFS test bed needs root (debootstrap, loop-free image build, qemu)")
+	}
+	for _, tool := range []string{"qemu-system-x86_64", "debootstrap", "mkfs.ext4"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			e2e.SkipOrFail(t, "%s is not installed (Debian packages qemu-system-x86, debootstrap, e2fsprogs)", tool)
+		}
+	}
+	versions := []string{"2.3"}
+	if v := os.Getenv("ZPE_OPENZFS"); v != "" {
+		versions = strings.Split(v, ",")
+	}
+	for _, version := range versions {
+		t.Run("openzfs-"+version, func(t *testing.T) { walk(t, version) })
+	}
+}
+
+func walk(t *testing.T, version string) {
+	began := time.Now()
+	image := buildImage(t, version)
+	built := time.Since(began)
+
+	job := t.TempDir()
+	goBuild(t, "build", "-o", filepath.Join(job, "zpool_exporter"), "../../cmd/zpool_exporter")
+	goBuild(t, "test", "-c", "-tags", "openzfsguest", "-o", filepath.Join(job, "walk.test"), "./walk")
+	script := "#!/bin/sh\ncd /job\nexec ./walk.test -test.v -test.timeout 45m -exporter /job/zpool_exporter -capture /job/captures -expositions /job/expositions\n"
+	if err := os.WriteFile(filepath.Join(job, "run.sh"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Minute)
+	defer cancel()
+	walkBegan := time.Now()
+	// The resilver of mir reads zd01 and the rebuild of r10's mirror-1
+	// reads zd05: reads from them throttled to 1 MiB/s and 256 KiB/s keep
+	// those running for about a minute, long enough to watch. (Throttling
+	// the new disks instead slows zpool replace itself, which labels them.)
+	cmd := exec.CommandContext(ctx, "bash", "run-job.sh", "--image", image, "--job", job,
+		"--disks", "20", "--disk-size", "1G", "--timeout", "2700",
+		"--disk-opt", "zd01:throttling.bps-read=1048576", "--disk-opt", "zd05:throttling.bps-read=262144")
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err := cmd.Run()
+	t.Logf("OpenZFS %s: image ready in %s, guest walk took %s", version, built.Round(time.Second), time.Since(walkBegan).Round(time.Second))
+
+	log, _ := os.ReadFile(filepath.Join(job, "log"))
+	report(t, string(log))
+	if err != nil {
+		t.Errorf("the guest job failed: %v\n%s", err, tail(out.String(), 40))
+	}
+	// The guest has no promtool: the expositions it kept are checked here.
+	proms, _ := filepath.Glob(filepath.Join(job, "expositions", "*.prom"))
+	if len(proms) == 0 {
+		t.Error("the walk kept no exposition for promtool")
+	}
+	for _, p := range proms {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Run("promtool "+filepath.Base(p), func(t *testing.T) { e2e.PromtoolCheck(t, string(data)) })
+	}
+	if dir := os.Getenv("ZPE_CAPTURES"); dir != "" {
+		keepCaptures(t, filepath.Join(job, "captures"), filepath.Join(dir, "openzfs-"+version))
+	}
+}
+
+// buildImage runs the image build, which reuses a cached image whose
+// inputs have not changed, and returns the image directory.
+func buildImage(t *testing.T, version string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "bash", "build-image.sh", "--zfs", version)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("building the OpenZFS %s guest image: %v\n%s", version, err, tail(stderr.String(), 40))
+	}
+	lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
+	dir := lines[len(lines)-1]
+	if _, err := os.Stat(filepath.Join(dir, "root.img")); err != nil {
+		t.Fatalf("the image build printed %q, which holds no root.img: %v", dir, err)
+	}
+	return dir
+}
+
+func goBuild(t *testing.T, args ...string) {
+	t.Helper()
+	cmd := exec.Command("go", args...)
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux", "GOARCH=amd64")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+}
+
+// report passes the walk's verbose output on: every line in the test log,
+// and each failed scenario as an error of its own.
+func report(t *testing.T, log string) {
+	t.Helper()
+	if strings.TrimSpace(log) == "" {
+		t.Error("the walk printed nothing: the guest did not run it (see console.log)")
+		return
+	}
+	passed := false
+	sc := bufio.NewScanner(strings.NewReader(log))
+	for sc.Scan() {
+		line := sc.Text()
+		t.Log(line)
+		trimmed := strings.TrimSpace(line)
+		if strings.HasPrefix(trimmed, "--- FAIL: TestWalk/") {
+			t.Errorf("scenario failed in the guest: %s", strings.TrimPrefix(trimmed, "--- FAIL: TestWalk/"))
+		}
+		if trimmed == "PASS" {
+			passed = true
+		}
+	}
+	if !passed {
+		t.Error("the walk did not pass (see the log above)")
+	}
+}
+
+func keepCaptures(t *testing.T, from, to string) {
+	t.Helper()
+	if err := os.MkdirAll(to, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	entries, err := os.ReadDir(from)
+	if err != nil {
+		t.Errorf("no captures came back: %v", err)
+		return
+	}
+	for _, e := range entries {
+		data, err := os.ReadFile(filepath.Join(from, e.Name()))
+		if err == nil {
+			err = os.WriteFile(filepath.Join(to, e.Name()), data, 0o644)
+		}
+		if err != nil {
+			t.Error(err)
+		}
+	}
+	t.Logf("%d captures written to %s", len(entries), to)
+}
+
+func tail(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}

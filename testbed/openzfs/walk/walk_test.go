@@ -1,0 +1,506 @@
+//go:build openzfsguest
+
+// Package walk is the OpenZFS walk: tests that run as root inside the test
+// bed's guest, against a real OpenZFS kernel module, with the data disks
+// /dev/disk/by-id/virtio-zd01... Built on the host with
+// `go test -c -tags openzfsguest`, run by the host test in testbed/openzfs.
+// Each subtest is a scenario; a failure names the scenario and the metric.
+package walk
+
+import (
+	"flag"
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/zpool-exporter/zpool_exporter/internal/e2e"
+)
+
+var (
+	exporterBin = flag.String("exporter", "/job/zpool_exporter", "the zpool_exporter binary")
+	captureDir  = flag.String("capture", "", "write the outputs of zpool at each scenario here, as fixtures")
+	expositions = flag.String("expositions", "", "write the exposition of each scenario here, for promtool on the host")
+)
+
+// keepExposition saves a scrape for `promtool check metrics`, which the
+// guest does not have.
+func keepExposition(t *testing.T, e *e2e.Exporter, name string) {
+	t.Helper()
+	if *expositions == "" {
+		return
+	}
+	if err := os.MkdirAll(*expositions, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(*expositions, name+".prom"), []byte(e.ScrapeText(t)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func disk(n int) string { return fmt.Sprintf("/dev/disk/by-id/virtio-zd%02d", n) }
+
+// leaf is how zpool names a whole-disk vdev given by its by-id path.
+func leaf(n int) string { return fmt.Sprintf("virtio-zd%02d", n) }
+
+func run(t *testing.T, name string, args ...string) string {
+	t.Helper()
+	out, err := exec.Command(name, args...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+func zpool(t *testing.T, args ...string) string { t.Helper(); return run(t, "zpool", args...) }
+
+// openzfs tells the module's version: "2.3.2" from `zfs version`.
+func openzfs(t *testing.T) string {
+	out := run(t, "zfs", "version")
+	for _, line := range strings.Split(out, "\n") {
+		if v, ok := strings.CutPrefix(line, "zfs-kmod-"); ok {
+			v, _, _ = strings.Cut(v, "-")
+			return v
+		}
+	}
+	t.Fatalf("no zfs-kmod version in %q", out)
+	return ""
+}
+
+func atLeast(version string, major, minor int) bool {
+	parts := strings.SplitN(version, ".", 3)
+	if len(parts) < 2 {
+		return false
+	}
+	ma, _ := strconv.Atoi(parts[0])
+	mi, _ := strconv.Atoi(parts[1])
+	return ma > major || ma == major && mi >= minor
+}
+
+func writeRandom(t *testing.T, path string, mib int) {
+	t.Helper()
+	run(t, "dd", "if=/dev/urandom", "of="+path, "bs=1M", fmt.Sprint("count=", mib), "conv=fsync", "status=none")
+}
+
+func waitFor(t *testing.T, e *e2e.Exporter, timeout time.Duration, what string, cond func(e2e.Metrics) bool) e2e.Metrics {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		m := e.Scrape(t)
+		if cond(m) {
+			return m
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after %s: %s", timeout, what)
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+}
+
+func is(m e2e.Metrics, name string, labels map[string]string) bool {
+	v, ok := m.Get(name, labels)
+	return ok && v == 1
+}
+
+// capture writes the outputs of the commands the exporter runs, each
+// headed by its command, as fixtures for the parsers' golden tests.
+func capture(t *testing.T, scenario string, pools ...string) {
+	if *captureDir == "" {
+		return
+	}
+	cmds := [][]string{
+		{"zpool", "status", "-j", "--json-int"}, {"zpool", "status", "-s", "-p"}, {"zpool", "status", "-p"}, {"zpool", "status"},
+		{"zpool", "iostat", "-v"}, {"zpool", "get", "-Hp", "all"},
+	}
+	for _, p := range pools {
+		cmds = append(cmds, []string{"zpool", "get", "-Hp", "all", p, "all-vdevs"})
+	}
+	for _, c := range cmds {
+		out, err := exec.Command(c[0], c[1:]...).Output()
+		status := 0
+		if exit, ok := err.(*exec.ExitError); ok {
+			status = exit.ExitCode()
+		}
+		line := strings.Join(c, " ")
+		name := scenario + "__" + strings.NewReplacer(" ", "_", "/", "%2F").Replace(line) + ".txt"
+		header := fmt.Sprintf("# command: %s\n# scenario: %s\n# exit: %d\n# ---\n", line, scenario, status)
+		if err := os.WriteFile(filepath.Join(*captureDir, name), append([]byte(header), out...), 0o644); err != nil {
+			t.Errorf("capture: %v", err)
+		}
+	}
+}
+
+func TestWalk(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Fatal("the walk runs as root inside the test bed's guest")
+	}
+	version := openzfs(t)
+	modern := atLeast(version, 2, 2) // JSON status (2.3) and vdev properties (2.2)
+	t.Logf("OpenZFS %s", version)
+	if *captureDir != "" {
+		if err := os.MkdirAll(*captureDir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	mnt := t.TempDir()
+	create := func(pool string, vdevs ...string) {
+		zpool(t, append([]string{"create", "-f", "-m", filepath.Join(mnt, pool), pool}, vdevs...)...)
+		writeRandom(t, filepath.Join(mnt, pool, "data"), 24)
+	}
+	create("mir", "mirror", disk(1), disk(2))
+	create("r10", "mirror", disk(3), disk(4), "mirror", disk(5), disk(6))
+	create("rz1", "raidz1", disk(7), disk(8), disk(9), "log", disk(10), "cache", disk(11), "spare", disk(12))
+	create("dr", "draid1:2d:5c:1s", disk(13), disk(14), disk(15), disk(16), disk(17))
+	pools := []string{"dr", "mir", "r10", "rz1"}
+	capture(t, "01-created", pools...)
+
+	e := e2e.Start(t, *exporterBin, nil, "--zpool.iostat-interval=1s", "--scrape.timeout=20s")
+
+	t.Run("capabilities", func(t *testing.T) {
+		m := e.Scrape(t)
+		format, vdevIO := "exact", "iostat_stream"
+		if modern {
+			format, vdevIO = "json", "vdev_properties"
+		}
+		if !atLeast(version, 2, 3) {
+			format = "exact"
+		}
+		if !is(m, "zfs_exporter_capabilities_info", map[string]string{"status_format": format}) {
+			t.Errorf("zfs_exporter_capabilities_info: status_format is not %q", format)
+		}
+		m = waitFor(t, e, 20*time.Second, "vdev I/O source known", func(m e2e.Metrics) bool {
+			return is(m, "zfs_exporter_capabilities_info", map[string]string{"vdev_io": vdevIO})
+		})
+		for _, p := range pools {
+			if !is(m, "zfs_pool_state", map[string]string{"pool": p, "state": "online"}) {
+				t.Errorf("pool %s: zfs_pool_state{state=online} != 1", p)
+			}
+		}
+		if !is(m, "zfs_vdev_info", map[string]string{"pool": "dr", "vdev_type": "draid1", "vdev": "draid1:2d:5c:1s-0"}) {
+			t.Errorf("dr: zfs_vdev_info has no draid1 vdev draid1:2d:5c:1s-0")
+		}
+		if !is(m, "zfs_vdev_state", map[string]string{"pool": "rz1", "vdev": leaf(12), "state": "avail"}) {
+			t.Errorf("rz1: zfs_vdev_state of spare %s not avail", leaf(12))
+		}
+		for class, n := range map[string]int{"log": 10, "cache": 11, "spare": 12} {
+			if !is(m, "zfs_vdev_info", map[string]string{"pool": "rz1", "vdev": leaf(n), "class": class}) {
+				t.Errorf("rz1: zfs_vdev_info{vdev=%s} class is not %s", leaf(n), class)
+			}
+		}
+		keepExposition(t, e, "01-created")
+	})
+
+	t.Run("vdev counters equal vdev properties", func(t *testing.T) {
+		if !modern {
+			t.Skip("OpenZFS before 2.2 has no vdev properties: counters come from the zpool iostat stream")
+		}
+		m := e.Scrape(t)
+		for _, p := range pools {
+			out := zpool(t, "get", "-Hp", "read_bytes,write_bytes,read_ops,write_ops", p, "all-vdevs")
+			checked := 0
+			for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+				f := strings.Split(line, "\t")
+				if len(f) < 3 || f[2] == "-" {
+					continue
+				}
+				vdev := f[0]
+				if strings.HasPrefix(vdev, "root-") {
+					vdev = p
+				}
+				want, _ := strconv.ParseFloat(f[2], 64)
+				name := map[string]string{"read_bytes": "zfs_vdev_read_bytes_total", "write_bytes": "zfs_vdev_write_bytes_total",
+					"read_ops": "zfs_vdev_read_operations_total", "write_ops": "zfs_vdev_write_operations_total"}[f[1]]
+				got, ok := m.Get(name, map[string]string{"pool": p, "vdev": vdev})
+				if !ok {
+					t.Errorf("pool %s vdev %s: %s missing", p, vdev, name)
+					continue
+				}
+				// Idle pools still sync now and then: allow what one
+				// scrape can drift.
+				if math.Abs(got-want) > math.Max(0.02*want, 64<<10) {
+					t.Errorf("pool %s vdev %s: %s = %v, zpool get says %v", p, vdev, name, got, want)
+				}
+				checked++
+			}
+			if checked < 8 {
+				t.Errorf("pool %s: only %d vdev counters compared", p, checked)
+			}
+		}
+	})
+
+	t.Run("json and text agree", func(t *testing.T) {
+		if !atLeast(version, 2, 3) {
+			t.Skip("OpenZFS before 2.3 has no JSON status")
+		}
+		// A zpool that refuses -j makes the exporter fall back to text.
+		wrapper := filepath.Join(t.TempDir(), "zpool-nojson")
+		script := "#!/bin/sh\nfor a; do [ \"$a\" = -j ] && { echo \"invalid option 'j'\" >&2; exit 2; }; done\nexec zpool \"$@\"\n"
+		if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		text := e2e.Start(t, *exporterBin, nil, "--zpool.command="+wrapper, "--zpool.iostat-interval=0")
+		tm := text.Scrape(t)
+		jm := e.Scrape(t)
+		if !is(tm, "zfs_exporter_capabilities_info", map[string]string{"status_format": "exact"}) {
+			t.Fatalf("the exporter over %s did not fall back to the text status", wrapper)
+		}
+		compared := []string{"zfs_pool_state", "zfs_pool_data_errors", "zfs_vdev_state", "zfs_vdev_read_errors_total",
+			"zfs_vdev_write_errors_total", "zfs_vdev_checksum_errors_total", "zfs_scan_state", "zfs_scan_end_time_seconds"}
+		ts, js := flatten(tm, compared, nil), flatten(jm, compared, nil)
+		diff(t, "text", ts, "json", js)
+		ti := flatten(tm, []string{"zfs_vdev_info"}, []string{"path", "guid"})
+		ji := flatten(jm, []string{"zfs_vdev_info"}, []string{"path", "guid"})
+		diff(t, "text", ti, "json", ji)
+	})
+
+	t.Run("kstats move while writing", func(t *testing.T) {
+		dataset := map[string]string{"pool": "mir", "dataset": "mir"}
+		before := e.Scrape(t)
+		written0, ok := before.Get("zfs_dataset_write_bytes_total", dataset)
+		if !ok {
+			t.Fatalf("mir: zfs_dataset_write_bytes_total{dataset=mir} missing")
+		}
+		txgs0 := histogramCount(before, "zfs_pool_txg_written_bytes", "mir")
+		writeRandom(t, filepath.Join(mnt, "mir", "more"), 32)
+		time.Sleep(6 * time.Second) // a txg or two syncs
+		after := e.Scrape(t)
+		if written, _ := after.Get("zfs_dataset_write_bytes_total", dataset); written-written0 < 32<<20 {
+			t.Errorf("mir: zfs_dataset_write_bytes_total grew by %v after writing 32 MiB", written-written0)
+		}
+		if txgs := histogramCount(after, "zfs_pool_txg_written_bytes", "mir"); txgs <= txgs0 {
+			t.Errorf("mir: zfs_pool_txg_written_bytes counted %d txgs before and %d after writing", txgs0, txgs)
+		}
+		if v, ok := after.Get("zfs_arc_size_bytes", nil); !ok || v <= 0 {
+			t.Errorf("zfs_arc_size_bytes = %v (present %v)", v, ok)
+		}
+		hits := 0.0
+		for _, s := range after.Series("zfs_arc_hits_total", nil) {
+			hits += e2e.Value(s)
+		}
+		if hits == 0 {
+			t.Errorf("zfs_arc_hits_total is 0 for every kind")
+		}
+	})
+
+	t.Run("offline gives degraded", func(t *testing.T) {
+		zpool(t, "offline", "r10", disk(4))
+		m := e.Scrape(t)
+		capture(t, "02-offline", "r10")
+		if !is(m, "zfs_vdev_state", map[string]string{"pool": "r10", "vdev": leaf(4), "state": "offline"}) {
+			t.Errorf("r10: zfs_vdev_state{vdev=%s,state=offline} != 1", leaf(4))
+		}
+		if !is(m, "zfs_vdev_state", map[string]string{"pool": "r10", "vdev": "mirror-0", "state": "degraded"}) {
+			t.Errorf("r10: zfs_vdev_state{vdev=mirror-0,state=degraded} != 1")
+		}
+		if !is(m, "zfs_pool_state", map[string]string{"pool": "r10", "state": "degraded"}) {
+			t.Errorf("r10: zfs_pool_state{state=degraded} != 1")
+		}
+		zpool(t, "online", "r10", disk(4))
+		waitFor(t, e, 60*time.Second, "r10 back online", func(m e2e.Metrics) bool {
+			return is(m, "zfs_pool_state", map[string]string{"pool": "r10", "state": "online"})
+		})
+	})
+
+	t.Run("paused scrub", func(t *testing.T) {
+		// Slow reads of one side so that the scrub is still running when
+		// it is paused.
+		run(t, "zinject", "-d", leaf(1), "-D", "100:1", "mir")
+		defer run(t, "zinject", "-c", "all")
+		zpool(t, "scrub", "mir")
+		zpool(t, "scrub", "-p", "mir")
+		m := waitFor(t, e, 30*time.Second, "mir: zfs_scan_state{function=scrub,state=paused} == 1", func(m e2e.Metrics) bool {
+			return is(m, "zfs_scan_state", map[string]string{"pool": "mir", "function": "scrub", "state": "paused"})
+		})
+		capture(t, "03-scrub-paused", "mir")
+		if _, ok := m.Get("zfs_scan_examined_bytes", map[string]string{"pool": "mir", "function": "scrub"}); !ok {
+			t.Errorf("mir: paused scrub has no zfs_scan_examined_bytes")
+		}
+		zpool(t, "scrub", "-s", "mir")
+		waitFor(t, e, 30*time.Second, "mir: zfs_scan_state{function=scrub,state=canceled} == 1", func(m e2e.Metrics) bool {
+			return is(m, "zfs_scan_state", map[string]string{"pool": "mir", "function": "scrub", "state": "canceled"})
+		})
+	})
+
+	// progress watches a running scan over several scrapes: its issued
+	// bytes grow, and it has a rate and a time left at some point.
+	progress := func(t *testing.T, pool, function string) {
+		t.Helper()
+		labels := map[string]string{"pool": pool, "function": function}
+		var issued []float64
+		rate, left, fastest := false, false, 0.0
+		deadline := time.Now().Add(5 * time.Minute)
+		for time.Now().Before(deadline) {
+			m := e.Scrape(t)
+			if is(m, "zfs_scan_state", map[string]string{"pool": pool, "function": function, "state": "finished"}) {
+				break
+			}
+			if v, ok := m.Get("zfs_scan_issued_bytes", labels); ok && is(m, "zfs_scan_state", map[string]string{"pool": pool, "function": function, "state": "scanning"}) {
+				issued = append(issued, v)
+				if v, ok := m.Get("zfs_scan_issue_rate_bytes_per_second", labels); ok && v > 0 {
+					rate, fastest = true, max(fastest, v)
+				}
+				if _, ok := m.Get("zfs_scan_remaining_seconds", labels); ok {
+					left = true
+				}
+			}
+			time.Sleep(2 * time.Second)
+		}
+		grew := false
+		for i := 1; i < len(issued); i++ {
+			if issued[i] > issued[i-1] {
+				grew = true
+			}
+		}
+		if !grew {
+			t.Errorf("%s %s: zfs_scan_issued_bytes did not grow between scrapes: %v", pool, function, issued)
+		}
+		if !rate {
+			t.Errorf("%s %s: no zfs_scan_issue_rate_bytes_per_second while running", pool, function)
+		}
+		// zpool itself gives no time left below 10 MiB/s ("no estimated
+		// completion time"), and none for a rebuild.
+		if !left && function != "rebuild" && fastest >= 10<<20 {
+			t.Errorf("%s %s: no zfs_scan_remaining_seconds while running at %.0f B/s", pool, function, fastest)
+		}
+	}
+
+	// The host throttles reads from zd01 and zd05, so that the resilver
+	// and the rebuild that read them run for about a minute.
+	t.Run("healing resilver", func(t *testing.T) {
+		zpool(t, "replace", "mir", disk(2), disk(18))
+		capture(t, "04-resilvering", "mir")
+		progress(t, "mir", "resilver")
+		m := waitFor(t, e, 5*time.Minute, "mir: resilver finished", func(m e2e.Metrics) bool {
+			return is(m, "zfs_scan_state", map[string]string{"pool": "mir", "function": "resilver", "state": "finished"})
+		})
+		if v, ok := m.Get("zfs_vdev_resilvered_bytes", map[string]string{"pool": "mir", "vdev": leaf(18)}); !ok || v <= 0 {
+			t.Errorf("mir: zfs_vdev_resilvered_bytes{vdev=%s} = %v (present %v), want > 0", leaf(18), v, ok)
+		}
+	})
+
+	t.Run("sequential rebuild", func(t *testing.T) {
+		zpool(t, "replace", "-s", "r10", disk(6), disk(19))
+		capture(t, "05-rebuilding", "r10")
+		progress(t, "r10", "rebuild")
+		m := waitFor(t, e, 5*time.Minute, "r10: rebuild of mirror-1 finished", func(m e2e.Metrics) bool {
+			return is(m, "zfs_scan_state", map[string]string{"pool": "r10", "function": "rebuild", "vdev": "mirror-1", "state": "finished"})
+		})
+		if _, ok := m.Get("zfs_scan_duration_seconds", map[string]string{"pool": "r10", "function": "rebuild", "vdev": "mirror-1"}); !ok {
+			t.Errorf("r10: finished rebuild has no zfs_scan_duration_seconds")
+		}
+	})
+
+	t.Run("hot spare attached by zed", func(t *testing.T) {
+		zpool(t, "offline", "-f", "rz1", disk(8))
+		inuse := map[string]string{"pool": "rz1", "vdev": leaf(12), "state": "inuse"}
+		var m e2e.Metrics
+		for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(time.Second) {
+			if m = e.Scrape(t); is(m, "zfs_vdev_state", inuse) {
+				break
+			}
+			if time.Now().After(deadline) {
+				// Show why: is zed running, and what did it see?
+				zed, _ := exec.Command("pgrep", "-a", "zed").CombinedOutput()
+				status, _ := exec.Command("zpool", "status", "rz1").CombinedOutput()
+				events, _ := exec.Command("sh", "-c", "zpool events | tail -20").CombinedOutput()
+				t.Fatalf("after 2m0s: rz1: spare %s not inuse\nzed: %s\n%s\n%s", leaf(12), zed, status, events)
+			}
+		}
+		capture(t, "06-spare-inuse", "rz1")
+		spares := 0
+		for _, s := range m.Series("zfs_vdev_info", map[string]string{"pool": "rz1", "vdev_type": "spare"}) {
+			if strings.HasPrefix(e2e.Label(s, "vdev"), "spare-") {
+				spares++
+			}
+		}
+		if spares != 1 {
+			t.Errorf("rz1: %d spare-N vdevs in zfs_vdev_info, want 1", spares)
+		}
+		if !is(m, "zfs_vdev_state", map[string]string{"pool": "rz1", "vdev": leaf(8), "state": "faulted"}) {
+			t.Errorf("rz1: zfs_vdev_state{vdev=%s,state=faulted} != 1", leaf(8))
+		}
+		zpool(t, "clear", "rz1")
+		zpool(t, "online", "rz1", disk(8))
+		waitFor(t, e, 2*time.Minute, "rz1: spare available again", func(m e2e.Metrics) bool {
+			return is(m, "zfs_vdev_state", map[string]string{"pool": "rz1", "vdev": leaf(12), "state": "avail"})
+		})
+	})
+
+	t.Run("data and checksum errors", func(t *testing.T) {
+		pool := "one"
+		zpool(t, "create", "-f", "-o", "failmode=continue", "-O", "primarycache=metadata", "-m", filepath.Join(mnt, pool), pool, disk(20))
+		file := filepath.Join(mnt, pool, "data")
+		writeRandom(t, file, 64)
+		// Overwrite the middle of the disk, away from the labels.
+		run(t, "dd", "if=/dev/urandom", "of="+disk(20), "bs=1M", "seek=96", "count=256", "conv=notrunc,fsync", "status=none")
+		_ = exec.Command("cat", file).Run() // reading back finds the damage
+		zpool(t, "scrub", "-w", pool)
+		m := waitFor(t, e, time.Minute, "one: scrub finished", func(m e2e.Metrics) bool {
+			return is(m, "zfs_scan_state", map[string]string{"pool": pool, "function": "scrub", "state": "finished"})
+		})
+		capture(t, "07-data-errors", pool)
+		if v, ok := m.Get("zfs_pool_data_errors", map[string]string{"pool": pool}); !ok || v <= 0 {
+			t.Errorf("one: zfs_pool_data_errors = %v (present %v), want > 0", v, ok)
+		}
+		if v, ok := m.Get("zfs_vdev_checksum_errors_total", map[string]string{"pool": pool, "vdev": leaf(20)}); !ok || v <= 0 {
+			t.Errorf("one: zfs_vdev_checksum_errors_total{vdev=%s} = %v (present %v), want > 0", leaf(20), v, ok)
+		}
+		zpool(t, "clear", pool)
+		m = e.Scrape(t)
+		if v, _ := m.Get("zfs_vdev_checksum_errors_total", map[string]string{"pool": pool, "vdev": leaf(20)}); v != 0 {
+			t.Errorf("one: zfs_vdev_checksum_errors_total{vdev=%s} = %v after zpool clear, want 0", leaf(20), v)
+		}
+		keepExposition(t, e, "07-data-errors")
+	})
+}
+
+// histogramCount returns the sample count of a pool's histogram.
+func histogramCount(m e2e.Metrics, name, pool string) uint64 {
+	for _, s := range m.Series(name, map[string]string{"pool": pool}) {
+		return s.GetHistogram().GetSampleCount()
+	}
+	return 0
+}
+
+// flatten turns metrics into "name{label=value,...}" -> value for the
+// names given, leaving out the labels dropped.
+func flatten(m e2e.Metrics, names, dropped []string) map[string]float64 {
+	out := map[string]float64{}
+	for _, name := range names {
+		for _, s := range m.Series(name, nil) {
+			var b strings.Builder
+			b.WriteString(name + "{")
+			for _, l := range s.GetLabel() {
+				if !slices.Contains(dropped, l.GetName()) {
+					fmt.Fprintf(&b, "%s=%q,", l.GetName(), l.GetValue())
+				}
+			}
+			b.WriteString("}")
+			out[b.String()] = e2e.Value(s)
+		}
+	}
+	return out
+}
+
+func diff(t *testing.T, an string, a map[string]float64, bn string, b map[string]float64) {
+	t.Helper()
+	for k, v := range a {
+		if w, ok := b[k]; !ok {
+			t.Errorf("%s = %v from %s, missing from %s", k, v, an, bn)
+		} else if w != v {
+			t.Errorf("%s = %v from %s, %v from %s", k, v, an, w, bn)
+		}
+	}
+	for k, v := range b {
+		if _, ok := a[k]; !ok {
+			t.Errorf("%s = %v from %s, missing from %s", k, v, bn, an)
+		}
+	}
+}
