@@ -80,8 +80,14 @@ func feedStream(t *testing.T, replay *runner.Replay, s *IostatSampler) {
 // that change from run to run (durations).
 func gather(t *testing.T, e *Exporter) []*dto.MetricFamily {
 	t.Helper()
+	return gatherFrom(t, e.Scraper(context.Background()))
+}
+
+// gatherFrom gathers any collector the same way.
+func gatherFrom(t *testing.T, c prometheus.Collector) []*dto.MetricFamily {
+	t.Helper()
 	reg := prometheus.NewPedanticRegistry()
-	reg.MustRegister(e.Scraper(context.Background()))
+	reg.MustRegister(c)
 	families, err := reg.Gather()
 	if err != nil {
 		t.Fatal(err)

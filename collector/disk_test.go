@@ -90,23 +90,6 @@ func diskExporter(t *testing.T, all bool, logs *bytes.Buffer) *Exporter {
 	return e
 }
 
-func gatherFixed(t *testing.T, c prometheus.Collector) []*dto.MetricFamily {
-	t.Helper()
-	reg := prometheus.NewPedanticRegistry()
-	reg.MustRegister(c)
-	families, err := reg.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	kept := families[:0]
-	for _, mf := range families {
-		if mf.GetName() != "zfs_exporter_collector_duration_seconds" {
-			kept = append(kept, mf)
-		}
-	}
-	return kept
-}
-
 // series lists the label sets of a metric as "device pool vdev".
 func diskSeries(families []*dto.MetricFamily, name string) []string {
 	var out []string
@@ -129,7 +112,7 @@ func TestDiskCollector(t *testing.T) {
 	var logs bytes.Buffer
 	e := diskExporter(t, true, &logs)
 	c := fixedStatus{e, diskTestStatus()}
-	fams := gatherFixed(t, c)
+	fams := gatherFrom(t, c)
 	compareGolden(t, filepath.Join("testdata", "disk-linux.prom"), exposition(t, fams))
 
 	if v, _ := value(fams, "zfs_exporter_collector_success", map[string]string{"collector": "disk"}); v != 1 {
@@ -193,7 +176,7 @@ func TestDiskCollector(t *testing.T) {
 // Without DiskAll only disks under a vdev are reported.
 func TestDiskCollectorOnlyPoolDisks(t *testing.T) {
 	e := diskExporter(t, false, &bytes.Buffer{})
-	fams := gatherFixed(t, fixedStatus{e, diskTestStatus()})
+	fams := gatherFrom(t, fixedStatus{e, diskTestStatus()})
 	got := diskSeries(fams, "zfs_disk_io_now")
 	if len(got) != 11 {
 		t.Errorf("%d series, want the 11 (device, pool, vdev) joins: %q", len(got), got)
@@ -202,7 +185,7 @@ func TestDiskCollectorOnlyPoolDisks(t *testing.T) {
 		t.Errorf("sdf, which backs no pool, exported without DiskAll")
 	}
 	// No pools: nothing to report, which is no failure.
-	fams = gatherFixed(t, fixedStatus{e, &zpool.Status{}})
+	fams = gatherFrom(t, fixedStatus{e, &zpool.Status{}})
 	if v, _ := value(fams, "zfs_exporter_collector_success", map[string]string{"collector": "disk"}); v != 1 {
 		t.Errorf("disk collector failed without pools")
 	}

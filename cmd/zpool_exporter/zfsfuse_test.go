@@ -116,22 +116,6 @@ func writeRandom(t *testing.T, path string, mib int) {
 	}
 }
 
-// waitFor scrapes until cond holds or the timeout passes.
-func waitFor(t *testing.T, e *e2e.Exporter, timeout time.Duration, what string, cond func(e2e.Metrics) bool) e2e.Metrics {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for {
-		m := e.Scrape(t)
-		if cond(m) {
-			return m
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("after %s: %s", timeout, what)
-		}
-		time.Sleep(250 * time.Millisecond)
-	}
-}
-
 // leafWrites sums zfs_vdev_write_bytes_total over the leaves of a pool.
 func leafWrites(m e2e.Metrics, pool string) (float64, int) {
 	sum, n := 0.0, 0
@@ -158,7 +142,7 @@ func TestZFSFuseMirrorWriteCounters(t *testing.T) {
 	e := e2e.Start(t, exporterBin, nil, "--zpool.iostat-interval=1s")
 
 	// The stream skips its first report; wait until counters exist.
-	m := waitFor(t, e, 30*time.Second, "leaf write counters of "+pool, func(m e2e.Metrics) bool {
+	m := e.WaitFor(t, 30*time.Second, "leaf write counters of "+pool, func(m e2e.Metrics) bool {
 		_, n := leafWrites(m, pool)
 		return n == 2
 	})
@@ -223,14 +207,14 @@ func TestZFSFuseFaults(t *testing.T) {
 			t.Errorf("raidz1-0 not reported degraded")
 		}
 		z.zpool("online", pool, disks[1])
-		waitFor(t, e, 30*time.Second, "pool back online", func(m e2e.Metrics) bool {
+		e.WaitFor(t, 30*time.Second, "pool back online", func(m e2e.Metrics) bool {
 			return stateIs(m, "zfs_pool_state", map[string]string{"pool": pool, "state": "online"})
 		})
 	})
 
 	t.Run("replace with hot spare", func(t *testing.T) {
 		z.zpool("replace", pool, disks[2], disks[3])
-		m := waitFor(t, e, 30*time.Second, "spare in use", func(m e2e.Metrics) bool {
+		m := e.WaitFor(t, 30*time.Second, "spare in use", func(m e2e.Metrics) bool {
 			return stateIs(m, "zfs_vdev_state", map[string]string{"pool": pool, "vdev": disks[3], "state": "inuse"})
 		})
 		spares := 0
@@ -250,7 +234,7 @@ func TestZFSFuseFaults(t *testing.T) {
 			t.Errorf("no resilver end time after the spare resilvered")
 		}
 		z.zpool("detach", pool, disks[3])
-		waitFor(t, e, 30*time.Second, "spare available again", func(m e2e.Metrics) bool {
+		e.WaitFor(t, 30*time.Second, "spare available again", func(m e2e.Metrics) bool {
 			return stateIs(m, "zfs_vdev_state", map[string]string{"pool": pool, "vdev": disks[3], "state": "avail"})
 		})
 	})
@@ -269,7 +253,7 @@ func TestZFSFuseFaults(t *testing.T) {
 		}
 		f.Close()
 		z.zpool("scrub", pool)
-		m := waitFor(t, e, 60*time.Second, "scrub finished", func(m e2e.Metrics) bool {
+		m := e.WaitFor(t, 60*time.Second, "scrub finished", func(m e2e.Metrics) bool {
 			return stateIs(m, "zfs_scan_state", map[string]string{"pool": pool, "function": "scrub", "state": "finished"})
 		})
 		cksum, ok := m.Get("zfs_vdev_checksum_errors_total", map[string]string{"pool": pool, "vdev": disks[0]})

@@ -107,6 +107,23 @@ func (e *Exporter) ScrapeText(t testing.TB) string {
 	return string(body)
 }
 
+// WaitFor scrapes until cond holds, and fails the test with what when
+// timeout passes first.
+func (e *Exporter) WaitFor(t testing.TB, timeout time.Duration, what string, cond func(Metrics) bool) Metrics {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		m := e.Scrape(t)
+		if cond(m) {
+			return m
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after %s: %s", timeout, what)
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+}
+
 // Metrics is a parsed exposition.
 type Metrics map[string]*dto.MetricFamily
 

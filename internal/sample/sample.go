@@ -5,6 +5,7 @@ package sample
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -130,6 +131,17 @@ func Golden(t testing.TB, path string, got []byte, update bool) {
 	if !bytes.Equal(got, want) {
 		t.Errorf("result differs from %s (run go test -update and review the diff):\n%s", path, lineDiff(string(want), string(got)))
 	}
+}
+
+// GoldenJSON compares v, as indented JSON, with the golden file at path,
+// or rewrites it when update is set.
+func GoldenJSON(t testing.TB, path string, v any, update bool) {
+	t.Helper()
+	got, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	Golden(t, path, append(got, '\n'), update)
 }
 
 // lineDiff lists the lines only in want (-) and only in got (+).

@@ -2,7 +2,6 @@ package kstat
 
 import (
 	"bytes"
-	"encoding/json"
 	"flag"
 	"io"
 	"path/filepath"
@@ -18,11 +17,7 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 // rewrites the file with -update.
 func checkGolden(t *testing.T, golden string, v any) {
 	t.Helper()
-	got, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		t.Fatal(err)
-	}
-	sample.Golden(t, golden, append(got, '\n'), *update)
+	sample.GoldenJSON(t, golden, v, *update)
 }
 
 func readSample(t testing.TB, path string) sample.File {

@@ -88,21 +88,6 @@ func writeRandom(t *testing.T, path string, mib int) {
 	run(t, "dd", "if=/dev/urandom", "of="+path, "bs=1M", fmt.Sprint("count=", mib), "conv=fsync", "status=none")
 }
 
-func waitFor(t *testing.T, e *e2e.Exporter, timeout time.Duration, what string, cond func(e2e.Metrics) bool) e2e.Metrics {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for {
-		m := e.Scrape(t)
-		if cond(m) {
-			return m
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("after %s: %s", timeout, what)
-		}
-		time.Sleep(500 * time.Millisecond)
-	}
-}
-
 func is(m e2e.Metrics, name string, labels map[string]string) bool {
 	v, ok := m.Get(name, labels)
 	return ok && v == 1
@@ -175,7 +160,7 @@ func TestWalk(t *testing.T) {
 		if !is(m, "zfs_exporter_capabilities_info", map[string]string{"status_format": format}) {
 			t.Errorf("zfs_exporter_capabilities_info: status_format is not %q", format)
 		}
-		m = waitFor(t, e, 20*time.Second, "vdev I/O source known", func(m e2e.Metrics) bool {
+		m = e.WaitFor(t, 20*time.Second, "vdev I/O source known", func(m e2e.Metrics) bool {
 			return is(m, "zfs_exporter_capabilities_info", map[string]string{"vdev_io": vdevIO})
 		})
 		for _, p := range pools {
@@ -303,7 +288,7 @@ func TestWalk(t *testing.T) {
 			t.Errorf("r10: zfs_pool_state{state=degraded} != 1")
 		}
 		zpool(t, "online", "r10", disk(4))
-		waitFor(t, e, 60*time.Second, "r10 back online", func(m e2e.Metrics) bool {
+		e.WaitFor(t, 60*time.Second, "r10 back online", func(m e2e.Metrics) bool {
 			return is(m, "zfs_pool_state", map[string]string{"pool": "r10", "state": "online"})
 		})
 	})
@@ -315,7 +300,7 @@ func TestWalk(t *testing.T) {
 		defer run(t, "zinject", "-c", "all")
 		zpool(t, "scrub", "mir")
 		zpool(t, "scrub", "-p", "mir")
-		m := waitFor(t, e, 30*time.Second, "mir: zfs_scan_state{function=scrub,state=paused} == 1", func(m e2e.Metrics) bool {
+		m := e.WaitFor(t, 30*time.Second, "mir: zfs_scan_state{function=scrub,state=paused} == 1", func(m e2e.Metrics) bool {
 			return is(m, "zfs_scan_state", map[string]string{"pool": "mir", "function": "scrub", "state": "paused"})
 		})
 		capture(t, "03-scrub-paused", "mir")
@@ -323,7 +308,7 @@ func TestWalk(t *testing.T) {
 			t.Errorf("mir: paused scrub has no zfs_scan_examined_bytes")
 		}
 		zpool(t, "scrub", "-s", "mir")
-		waitFor(t, e, 30*time.Second, "mir: zfs_scan_state{function=scrub,state=canceled} == 1", func(m e2e.Metrics) bool {
+		e.WaitFor(t, 30*time.Second, "mir: zfs_scan_state{function=scrub,state=canceled} == 1", func(m e2e.Metrics) bool {
 			return is(m, "zfs_scan_state", map[string]string{"pool": "mir", "function": "scrub", "state": "canceled"})
 		})
 	})
@@ -377,7 +362,7 @@ func TestWalk(t *testing.T) {
 		zpool(t, "replace", "mir", disk(2), disk(18))
 		capture(t, "04-resilvering", "mir")
 		progress(t, "mir", "resilver")
-		m := waitFor(t, e, 5*time.Minute, "mir: resilver finished", func(m e2e.Metrics) bool {
+		m := e.WaitFor(t, 5*time.Minute, "mir: resilver finished", func(m e2e.Metrics) bool {
 			return is(m, "zfs_scan_state", map[string]string{"pool": "mir", "function": "resilver", "state": "finished"})
 		})
 		if v, ok := m.Get("zfs_vdev_resilvered_bytes", map[string]string{"pool": "mir", "vdev": leaf(18)}); !ok || v <= 0 {
@@ -389,7 +374,7 @@ func TestWalk(t *testing.T) {
 		zpool(t, "replace", "-s", "r10", disk(6), disk(19))
 		capture(t, "05-rebuilding", "r10")
 		progress(t, "r10", "rebuild")
-		m := waitFor(t, e, 5*time.Minute, "r10: rebuild of mirror-1 finished", func(m e2e.Metrics) bool {
+		m := e.WaitFor(t, 5*time.Minute, "r10: rebuild of mirror-1 finished", func(m e2e.Metrics) bool {
 			return is(m, "zfs_scan_state", map[string]string{"pool": "r10", "function": "rebuild", "vdev": "mirror-1", "state": "finished"})
 		})
 		if _, ok := m.Get("zfs_scan_duration_seconds", map[string]string{"pool": "r10", "function": "rebuild", "vdev": "mirror-1"}); !ok {
@@ -428,7 +413,7 @@ func TestWalk(t *testing.T) {
 		}
 		zpool(t, "clear", "rz1")
 		zpool(t, "online", "rz1", disk(8))
-		waitFor(t, e, 2*time.Minute, "rz1: spare available again", func(m e2e.Metrics) bool {
+		e.WaitFor(t, 2*time.Minute, "rz1: spare available again", func(m e2e.Metrics) bool {
 			return is(m, "zfs_vdev_state", map[string]string{"pool": "rz1", "vdev": leaf(12), "state": "avail"})
 		})
 	})
@@ -442,7 +427,7 @@ func TestWalk(t *testing.T) {
 		run(t, "dd", "if=/dev/urandom", "of="+disk(20), "bs=1M", "seek=96", "count=256", "conv=notrunc,fsync", "status=none")
 		_ = exec.Command("cat", file).Run() // reading back finds the damage
 		zpool(t, "scrub", "-w", pool)
-		m := waitFor(t, e, time.Minute, "one: scrub finished", func(m e2e.Metrics) bool {
+		m := e.WaitFor(t, time.Minute, "one: scrub finished", func(m e2e.Metrics) bool {
 			return is(m, "zfs_scan_state", map[string]string{"pool": pool, "function": "scrub", "state": "finished"})
 		})
 		capture(t, "07-data-errors", pool)
