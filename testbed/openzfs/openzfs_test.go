@@ -58,13 +58,13 @@ func walk(t *testing.T, version string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Minute)
 	defer cancel()
 	walkBegan := time.Now()
-	// The resilver of mir reads zd01 and the rebuild of r10's mirror-1
-	// reads zd05: reads from them throttled to 1 MiB/s and 256 KiB/s keep
-	// those running for about a minute, long enough to watch. (Throttling
-	// the new disks instead slows zpool replace itself, which labels them.)
+	// zd18 and zd19 receive the resilver of mir and the rebuild of r10's
+	// mirror-1: writes to them throttled to 1 MiB/s keep those running for
+	// about a minute, long enough to watch. (Throttling reads from the
+	// source disks does not work: the disk being replaced is read too.)
 	cmd := exec.CommandContext(ctx, "bash", "run-job.sh", "--image", image, "--job", job,
 		"--disks", "20", "--disk-size", "1G", "--timeout", "2700",
-		"--disk-opt", "zd01:throttling.bps-read=1048576", "--disk-opt", "zd05:throttling.bps-read=262144")
+		"--disk-opt", "zd18:throttling.bps-total=1048576", "--disk-opt", "zd19:throttling.bps-total=1048576")
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err := cmd.Run()

@@ -356,8 +356,8 @@ func TestWalk(t *testing.T) {
 		}
 	}
 
-	// The host throttles reads from zd01 and zd05, so that the resilver
-	// and the rebuild that read them run for about a minute.
+	// The host throttles writes to zd18 and zd19 to 1 MiB/s, so that the
+	// resilver and the rebuild onto them run for about a minute.
 	t.Run("healing resilver", func(t *testing.T) {
 		zpool(t, "replace", "mir", disk(2), disk(18))
 		capture(t, "04-resilvering", "mir")
@@ -371,6 +371,8 @@ func TestWalk(t *testing.T) {
 	})
 
 	t.Run("sequential rebuild", func(t *testing.T) {
+		// About 45 MiB on mirror-1, for a rebuild of about a minute.
+		writeRandom(t, filepath.Join(mnt, "r10", "more"), 64)
 		zpool(t, "replace", "-s", "r10", disk(6), disk(19))
 		capture(t, "05-rebuilding", "r10")
 		progress(t, "r10", "rebuild")
