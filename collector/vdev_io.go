@@ -76,7 +76,11 @@ func (c *vdevIOCollector) collectPool(ctx context.Context, s *Scrape, p *zpool.P
 	}
 	matched, err := zpool.MatchIostat(p, rows)
 	if err != nil {
-		return fmt.Errorf("pool %s: matching zpool iostat rows to zpool status: %w", p.Name, err)
+		// The stream's last report predates a change of layout (a spare
+		// attached, a disk replaced); its next report, an interval later,
+		// has the new one. Until then the pool has no I/O counters.
+		c.logger.Debug("zpool iostat rows do not match zpool status yet", "pool", p.Name, "err", err)
+		return nil
 	}
 	walkVdevs(p.Root, "", func(v *zpool.Vdev, _ string) {
 		if row, ok := matched[v]; ok {

@@ -83,14 +83,22 @@ func (z *zfsFuse) disk(name string, mib int64) string {
 	return path
 }
 
-// zpool runs a zpool command and fails the test when it fails.
-func (z *zfsFuse) zpool(args ...string) string {
-	z.t.Helper()
-	out, err := exec.Command("zpool", args...).CombinedOutput()
-	if err != nil {
-		z.t.Fatalf("zpool %s: %v\n%s", strings.Join(args, " "), err, out)
+// zpool runs a zpool command and fails t when it fails. zfs-fuse refuses
+// to destroy a pool for a moment while another zpool reads it ("pool is
+// busy"), so that is tried again.
+func zpool(t *testing.T, args ...string) string {
+	t.Helper()
+	for try := 0; ; try++ {
+		out, err := exec.Command("zpool", args...).CombinedOutput()
+		if err == nil {
+			return string(out)
+		}
+		if try < 10 && strings.Contains(string(out), "busy") {
+			time.Sleep(500 * time.Millisecond)
+			continue
+		}
+		t.Fatalf("zpool %s: %v\n%s", strings.Join(args, " "), err, out)
 	}
-	return string(out)
 }
 
 // create makes a pool named prefix+suffix, mounted under the test's
@@ -100,7 +108,7 @@ func (z *zfsFuse) create(suffix string, vdevs ...string) (pool, mnt string) {
 	pool = z.prefix + suffix
 	mnt = filepath.Join(z.dir, "mnt-"+suffix)
 	z.pools = append(z.pools, pool)
-	z.zpool(append([]string{"create", "-m", mnt, pool}, vdevs...)...)
+	zpool(z.t, append([]string{"create", "-m", mnt, pool}, vdevs...)...)
 	return pool, mnt
 }
 
@@ -195,7 +203,7 @@ func TestZFSFuseFaults(t *testing.T) {
 	}
 
 	t.Run("offline gives degraded", func(t *testing.T) {
-		z.zpool("offline", pool, disks[1])
+		zpool(t, "offline", pool, disks[1])
 		m := e.Scrape(t)
 		if !stateIs(m, "zfs_vdev_state", map[string]string{"pool": pool, "vdev": disks[1], "state": "offline"}) {
 			t.Errorf("vdev %s not reported offline at the next scrape", disks[1])
@@ -206,14 +214,14 @@ func TestZFSFuseFaults(t *testing.T) {
 		if !stateIs(m, "zfs_vdev_state", map[string]string{"pool": pool, "vdev": "raidz1-0", "state": "degraded"}) {
 			t.Errorf("raidz1-0 not reported degraded")
 		}
-		z.zpool("online", pool, disks[1])
+		zpool(t, "online", pool, disks[1])
 		e.WaitFor(t, 30*time.Second, "pool back online", func(m e2e.Metrics) bool {
 			return stateIs(m, "zfs_pool_state", map[string]string{"pool": pool, "state": "online"})
 		})
 	})
 
 	t.Run("replace with hot spare", func(t *testing.T) {
-		z.zpool("replace", pool, disks[2], disks[3])
+		zpool(t, "replace", pool, disks[2], disks[3])
 		m := e.WaitFor(t, 30*time.Second, "spare in use", func(m e2e.Metrics) bool {
 			return stateIs(m, "zfs_vdev_state", map[string]string{"pool": pool, "vdev": disks[3], "state": "inuse"})
 		})
@@ -233,7 +241,7 @@ func TestZFSFuseFaults(t *testing.T) {
 		if _, ok := m.Get("zfs_scan_end_time_seconds", map[string]string{"pool": pool, "function": "resilver"}); !ok {
 			t.Errorf("no resilver end time after the spare resilvered")
 		}
-		z.zpool("detach", pool, disks[3])
+		zpool(t, "detach", pool, disks[3])
 		e.WaitFor(t, 30*time.Second, "spare available again", func(m e2e.Metrics) bool {
 			return stateIs(m, "zfs_vdev_state", map[string]string{"pool": pool, "vdev": disks[3], "state": "avail"})
 		})
@@ -252,7 +260,7 @@ func TestZFSFuseFaults(t *testing.T) {
 			t.Fatal(err)
 		}
 		f.Close()
-		z.zpool("scrub", pool)
+		zpool(t, "scrub", pool)
 		m := e.WaitFor(t, 60*time.Second, "scrub finished", func(m e2e.Metrics) bool {
 			return stateIs(m, "zfs_scan_state", map[string]string{"pool": pool, "function": "scrub", "state": "finished"})
 		})
@@ -271,11 +279,11 @@ func TestZFSFuseFaults(t *testing.T) {
 			t.Errorf("repaired bytes of %s = %v (present %v), want > 0", disks[0], v, ok)
 		}
 		e2e.PromtoolCheck(t, e.ScrapeText(t))
-		z.zpool("clear", pool)
+		zpool(t, "clear", pool)
 	})
 
 	t.Run("destroyed pool disappears", func(t *testing.T) {
-		z.zpool("destroy", "-f", other)
+		zpool(t, "destroy", "-f", other)
 		m := e.Scrape(t)
 		for name, mf := range m {
 			for _, s := range mf.GetMetric() {
