@@ -76,15 +76,16 @@ func Names() []string {
 	return names
 }
 
+// desc describes a metric of the zfs namespace.
+func desc(subsystem, name, help string, labels ...string) *prometheus.Desc {
+	return prometheus.NewDesc(prometheus.BuildFQName(namespace, subsystem, name), help, labels, nil)
+}
+
 var (
-	scrapeDurationDesc = prometheus.NewDesc(
-		prometheus.BuildFQName(namespace, "exporter", "collector_duration_seconds"),
-		"Time a collector took in the last scrape.",
-		[]string{"collector"}, nil)
-	scrapeSuccessDesc = prometheus.NewDesc(
-		prometheus.BuildFQName(namespace, "exporter", "collector_success"),
-		"1 when the collector's last scrape succeeded, 0 when it failed.",
-		[]string{"collector"}, nil)
+	scrapeDurationDesc = desc("exporter", "collector_duration_seconds",
+		"Time a collector took in the last scrape.", "collector")
+	scrapeSuccessDesc = desc("exporter", "collector_success",
+		"1 when the collector's last scrape succeeded, 0 when it failed.", "collector")
 )
 
 // Exporter runs the enabled collectors. It lives as long as the process;

@@ -5,6 +5,7 @@ import (
 	"io"
 	"log/slog"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -88,7 +89,7 @@ func (s *IostatSampler) Run(ctx context.Context) {
 	}
 	cancel()
 	args = append(args, formatSeconds(s.interval))
-	s.logger.Info("sampling per-vdev I/O from a zpool iostat stream", "command", s.zpool+" "+joinArgs(args))
+	s.logger.Info("sampling per-vdev I/O from a zpool iostat stream", "command", s.zpool+" "+strings.Join(args, " "))
 
 	_ = runner.Supervise(ctx, runner.Backoff{
 		OnExit: func(err error, delay time.Duration) {

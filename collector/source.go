@@ -262,18 +262,12 @@ func (s *Source) record(source string, err error) {
 }
 
 var (
-	sourceLastSuccessDesc = prometheus.NewDesc(
-		prometheus.BuildFQName(namespace, "exporter", "source_last_success_timestamp_seconds"),
-		"When a source last gave a usable answer (Unix time). A source that stops moving is stale: its metrics are missing or come from a fallback.",
-		[]string{"source"}, nil)
-	sourceUpDesc = prometheus.NewDesc(
-		prometheus.BuildFQName(namespace, "exporter", "source_up"),
-		"1 when the last read of a source worked, 0 when it failed or timed out.",
-		[]string{"source"}, nil)
-	capabilitiesDesc = prometheus.NewDesc(
-		prometheus.BuildFQName(namespace, "exporter", "capabilities_info"),
-		"What the zpool command of this host can print, as detected at start: status format (json, exact, text) and the source of per-vdev I/O counters.",
-		[]string{"status_format", "vdev_io"}, nil)
+	sourceLastSuccessDesc = desc("exporter", "source_last_success_timestamp_seconds",
+		"When a source last gave a usable answer (Unix time). A source that stops moving is stale: its metrics are missing or come from a fallback.", "source")
+	sourceUpDesc = desc("exporter", "source_up",
+		"1 when the last read of a source worked, 0 when it failed or timed out.", "source")
+	capabilitiesDesc = desc("exporter", "capabilities_info",
+		"What the zpool command of this host can print, as detected at start: status format (json, exact, text) and the source of per-vdev I/O counters.", "status_format", "vdev_io")
 )
 
 func (s *Source) collectSourceMetrics(ch chan<- prometheus.Metric) {
@@ -492,21 +486,16 @@ func (sc *Scrape) VdevProperties(ctx context.Context, pool string) (props []zpoo
 }
 
 var (
-	commandRunsDesc = prometheus.NewDesc(
-		prometheus.BuildFQName(namespace, "exporter", "command_runs_total"),
-		"Processes started per command line.", []string{"command"}, nil)
-	commandFailuresDesc = prometheus.NewDesc(
-		prometheus.BuildFQName(namespace, "exporter", "command_failures_total"),
-		"Runs of a command line that failed, timeouts included.", []string{"command"}, nil)
-	commandTimeoutsDesc = prometheus.NewDesc(
-		prometheus.BuildFQName(namespace, "exporter", "command_timeouts_total"),
-		"Runs of a command line killed at the scrape deadline.", []string{"command"}, nil)
-	commandRefusedDesc = prometheus.NewDesc(
-		prometheus.BuildFQName(namespace, "exporter", "command_refused_total"),
-		"Runs not started because an earlier process of the same command line had not exited.", []string{"command"}, nil)
-	commandHungDesc = prometheus.NewDesc(
-		prometheus.BuildFQName(namespace, "exporter", "command_hung"),
-		"1 while a process of the command line was killed but has not exited (zpool stuck in the kernel, for example on a suspended pool).", []string{"command"}, nil)
+	commandRunsDesc = desc("exporter", "command_runs_total",
+		"Processes started per command line.", "command")
+	commandFailuresDesc = desc("exporter", "command_failures_total",
+		"Runs of a command line that failed, timeouts included.", "command")
+	commandTimeoutsDesc = desc("exporter", "command_timeouts_total",
+		"Runs of a command line killed at the scrape deadline.", "command")
+	commandRefusedDesc = desc("exporter", "command_refused_total",
+		"Runs not started because an earlier process of the same command line had not exited.", "command")
+	commandHungDesc = desc("exporter", "command_hung",
+		"1 while a process of the command line was killed but has not exited (zpool stuck in the kernel, for example on a suspended pool).", "command")
 )
 
 // collectCommandMetrics reports the runner's per-command counts, when the

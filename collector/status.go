@@ -64,10 +64,6 @@ var (
 	scanDurationDesc  = desc("scan", "duration_seconds", "How long the finished scan took.", scanLabels...)
 )
 
-func desc(subsystem, name, help string, labels ...string) *prometheus.Desc {
-	return prometheus.NewDesc(prometheus.BuildFQName(namespace, subsystem, name), help, labels, nil)
-}
-
 type statusCollector struct {
 	source *Source
 	logger *slog.Logger

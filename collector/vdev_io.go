@@ -135,5 +135,3 @@ var vdevIOProperty = map[string]bool{"read_bytes": true, "write_bytes": true, "r
 func formatSeconds(d time.Duration) string {
 	return strconv.FormatFloat(d.Seconds(), 'f', -1, 64)
 }
-
-func joinArgs(args []string) string { return strings.Join(args, " ") }
