@@ -18,6 +18,14 @@ type kstatSnapshot struct {
 	arc      *kstat.ARC             // nil where the OS has none
 	datasets []kstat.Dataset        // per-dataset I/O (Linux, FreeBSD)
 	txgs     map[string][]kstat.Txg // recent transaction groups by pool (Linux, FreeBSD)
+	// misc holds the module-wide kstats (zil, dmu_tx, abdstats,
+	// zfetchstats) this kernel has, by name.
+	misc map[string]kstat.Misc
+	// poolIOStats is each pool's iostats (Linux, FreeBSD; OpenZFS 0.8+),
+	// poolIO each pool's I/O kstat by pool (illumos, Solaris, and Linux
+	// before OpenZFS 2.1).
+	poolIOStats []kstat.PoolIOStats
+	poolIO      map[string]kstat.IO
 }
 
 // kstatReader reads the kstats of one OS: Linux's /proc/spl/kstat/zfs,
@@ -45,20 +53,56 @@ func (p procfsKstats) snapshot(context.Context) (*kstatSnapshot, error) {
 		return nil, fmt.Errorf("arcstats: %w", err)
 	}
 	arc := kstat.ARCFromNamed(named)
-	snap := &kstatSnapshot{arc: &arc, txgs: map[string][]kstat.Txg{}}
+	snap := &kstatSnapshot{arc: &arc, txgs: map[string][]kstat.Txg{}, misc: map[string]kstat.Misc{}, poolIO: map[string]kstat.IO{}}
 	var errs []error
 	if snap.datasets, err = p.datasets(); err != nil {
 		errs = append(errs, err)
 	}
-	err = p.each("*/txgs", func(pool string, data []byte) error {
-		txgs, err := kstat.ParseTxgs(bytes.NewReader(data))
-		snap.txgs[pool] = txgs
-		return err
-	})
-	if err != nil {
-		errs = append(errs, err)
-	}
+	errs = append(errs,
+		p.each("*/txgs", func(pool string, data []byte) error {
+			txgs, err := kstat.ParseTxgs(bytes.NewReader(data))
+			snap.txgs[pool] = txgs
+			return err
+		}),
+		p.misc(snap.misc),
+		// iostats since OpenZFS 0.8, io until 2.1: a pool may have both.
+		p.each("*/iostats", func(pool string, data []byte) error {
+			n, err := kstat.ParseNamed(bytes.NewReader(data))
+			if err == nil {
+				snap.poolIOStats = append(snap.poolIOStats, kstat.PoolIOStatsFromNamed(pool, n))
+			}
+			return err
+		}),
+		p.each("*/io", func(pool string, data []byte) error {
+			io, err := kstat.ParseIO(bytes.NewReader(data))
+			if err == nil {
+				snap.poolIO[pool] = *io
+			}
+			return err
+		}),
+	)
 	return snap, errors.Join(errs...)
+}
+
+// misc reads the module-wide kstats this kernel has into misc.
+func (p procfsKstats) misc(misc map[string]kstat.Misc) error {
+	var errs []error
+	for _, name := range kstat.MiscKstats {
+		data, err := fs.ReadFile(p.fsys, name)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // not in this release
+		}
+		var n *kstat.Named
+		if err == nil {
+			n, err = kstat.ParseNamed(bytes.NewReader(data))
+		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", name, err))
+			continue
+		}
+		misc[name] = kstat.MiscFromNamed(name, n)
+	}
+	return errors.Join(errs...)
 }
 
 // datasets reads every <pool>/objset-0x... kstat (OpenZFS 0.8+).
@@ -138,9 +182,19 @@ func (s sysctlKstats) snapshot(ctx context.Context) (*kstatSnapshot, error) {
 	if err != nil {
 		return nil, err
 	}
-	snap := &kstatSnapshot{datasets: kstat.DatasetsFromSysctl(stats), txgs: map[string][]kstat.Txg{}}
+	snap := &kstatSnapshot{
+		datasets:    kstat.DatasetsFromSysctl(stats),
+		txgs:        map[string][]kstat.Txg{},
+		misc:        map[string]kstat.Misc{},
+		poolIOStats: kstat.PoolIOStatsFromSysctl(stats),
+	}
 	if arc, ok := kstat.ARCFromSysctl(stats); ok {
 		snap.arc = &arc
+	}
+	for _, name := range kstat.MiscKstats {
+		if m, ok := kstat.MiscFromSysctl(stats, name); ok {
+			snap.misc[name] = m
+		}
 	}
 	var errs []error
 	for _, st := range stats {
@@ -170,23 +224,35 @@ func (s sysctlKstats) poolStates(ctx context.Context) (map[string]string, error)
 	return kstat.PoolStatesFromSysctl(stats), nil
 }
 
-// kstatPKstats reads illumos's and Solaris's ARC with `kstat -p`.
+// kstatPKstats reads illumos's and Solaris's ZFS kstats with `kstat -p`:
+// every kstat of module zfs, instance 0, which holds arcstats, the other
+// module-wide kstats and one I/O kstat per pool, named after the pool.
 type kstatPKstats struct{ runner Runner }
 
+// kstatPArgs is the kstat command line: one run reads them all.
+var kstatPArgs = []string{"-p", "-m", "zfs", "-i", "0"}
+
 func (k kstatPKstats) snapshot(ctx context.Context) (*kstatSnapshot, error) {
-	out, err := k.runner.Run(ctx, "kstat", "-p", "zfs:0:arcstats")
+	out, err := k.runner.Run(ctx, "kstat", kstatPArgs...)
 	if err != nil {
 		return nil, err
 	}
 	stats, err := kstat.ParseKstatP(bytes.NewReader(out))
 	if err != nil {
-		return nil, fmt.Errorf("parsing output of `kstat -p zfs:0:arcstats`: %w", err)
+		return nil, fmt.Errorf("parsing output of `kstat %s`: %w", strings.Join(kstatPArgs, " "), err)
 	}
 	arc, ok := kstat.ARCFromKstatP(stats)
 	if !ok {
 		return nil, ErrNoData
 	}
-	return &kstatSnapshot{arc: &arc}, nil
+	snap := &kstatSnapshot{arc: &arc, misc: map[string]kstat.Misc{}}
+	for _, name := range kstat.MiscKstats {
+		if m, ok := kstat.MiscFromKstatP(stats, name); ok {
+			snap.misc[name] = m
+		}
+	}
+	snap.poolIO, err = kstat.PoolIOFromKstatP(stats)
+	return snap, err
 }
 
 func (kstatPKstats) poolStates(context.Context) (map[string]string, error) { return nil, nil }

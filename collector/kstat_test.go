@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
 	dto "github.com/prometheus/client_model/go"
 
 	"github.com/zpool-exporter/zpool_exporter/collector/internal/runner"
@@ -61,6 +62,193 @@ func TestKstatCollectorOpenZFS23(t *testing.T) {
 		if _, ok := value(fams, "zfs_dataset_write_bytes_total", map[string]string{"pool": pool, "dataset": pool}); !ok {
 			t.Errorf("no write counter for dataset %s", pool)
 		}
+	}
+	// The figures of the capture's zil, dmu_tx, abdstats, zfetchstats and
+	// tank/iostats files.
+	for _, w := range []struct {
+		name   string
+		labels map[string]string
+		want   float64
+	}{
+		{"zfs_zil_commits_total", nil, 17},
+		{"zfs_zil_log_blocks_total", map[string]string{"class": "slog"}, 1},
+		{"zfs_zil_log_written_bytes_total", map[string]string{"class": "normal"}, 12288},
+		{"zfs_zil_commit_fallbacks_total", map[string]string{"reason": "stall"}, 0},
+		{"zfs_dmu_tx_total", map[string]string{"result": "assigned"}, 26942},
+		{"zfs_dmu_tx_total", map[string]string{"result": "quota"}, 146},
+		{"zfs_abd_buffers", map[string]string{"kind": "scatter"}, 16487},
+		{"zfs_abd_data_bytes", map[string]string{"kind": "linear"}, 61440},
+		{"zfs_prefetch_hits_total", nil, 3356},
+		{"zfs_prefetch_reordered_total", map[string]string{"kind": "past"}, 1534},
+		{"zfs_pool_logical_write_bytes_total", map[string]string{"pool": "tank", "path": "arc"}, 268986732},
+		{"zfs_pool_logical_read_operations_total", map[string]string{"pool": "tank", "path": "direct"}, 0},
+		{"zfs_pool_trim_bytes_total", map[string]string{"pool": "r10", "kind": "auto", "result": "failed"}, 0},
+	} {
+		if v, ok := value(fams, w.name, w.labels); !ok || v != w.want {
+			t.Errorf("%s%v = %v (present %v), want %v", w.name, w.labels, v, ok, w.want)
+		}
+	}
+	// OpenZFS 2.1 removed <pool>/io.
+	if _, ok := value(fams, "zfs_pool_kstat_read_bytes_total", nil); ok {
+		t.Error("pool I/O kstat series without any <pool>/io file")
+	}
+	if problems, err := testutil.CollectAndLint(e.Scraper(context.Background())); err != nil || len(problems) > 0 {
+		t.Errorf("lint: %v %v", problems, err)
+	}
+}
+
+// kstatCorpus lays out samples of corpus/kstat-linux as
+// /proc/spl/kstat/zfs, each at the path its command reads.
+func kstatCorpus(t *testing.T, names ...string) fstest.MapFS {
+	t.Helper()
+	dir := sample.Dir(t, "corpus/kstat-linux")
+	fsys := fstest.MapFS{}
+	for _, name := range names {
+		f, err := sample.Read(filepath.Join(dir, name+".txt"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd, _, _ := strings.Cut(strings.TrimPrefix(f.Header["command"], "cat "), " ")
+		path, ok := strings.CutPrefix(cmd, "/proc/spl/kstat/zfs/")
+		if !ok {
+			t.Fatalf("%s: command %q reads no kstat", name, f.Header["command"])
+		}
+		fsys[path] = &fstest.MapFile{Data: f.Body}
+	}
+	return fsys
+}
+
+// The kstat collector over real kstats of each OS, compared with golden
+// expositions. Linux and FreeBSD are read from corpus samples laid out as
+// the kernel shows them, FreeBSD and illumos through the replay runner.
+func TestKstatCollectorGoldens(t *testing.T) {
+	const td = "internal/kstat/testdata/"
+	freebsd := func(name string) string {
+		return filepath.Join(sample.Dir(t, "corpus/kstat-freebsd"), name+".txt")
+	}
+	illumos := func(name string) string {
+		return filepath.Join(sample.Dir(t, "corpus/kstat-illumos"), name+".txt")
+	}
+	for _, tc := range []struct {
+		name   string
+		os     string
+		fsys   fstest.MapFS
+		replay *runner.Replay
+		want   map[string]float64 // series by name and labels, as in the exposition
+		absent []string
+	}{
+		{
+			// ZFS on Linux 0.6 and 0.7: three pools with <pool>/io, a
+			// zil whose zil_itx_needcopy_bytes wrapped below zero.
+			name: "linux-zol", os: "linux",
+			fsys: kstatCorpus(t, "arcstats-zol065-node_exporter", "pool-io-kstat-io-pool1", "pool-io-kstat-io-poolz1",
+				"pool-io-kstat-io-zol065-wide-values", "zil-zol075", "dmu_tx-zol06", "abdstats-zol075", "zfetchstats-zol06"),
+			want: map[string]float64{
+				`zfs_pool_kstat_read_bytes_total{pool="pool1"}`:                           1884160,
+				`zfs_pool_kstat_write_operations_total{pool="poolz1"}`:                    25294,
+				`zfs_pool_kstat_queue_busy_seconds_total{pool="pool1",queue="run"}`:       0.024168078,
+				`zfs_pool_kstat_queue_weighted_seconds_total{pool="zstore",queue="wait"}`: 15480260.499887487,
+				`zfs_zil_commits_total`:                          10,
+				`zfs_zil_itx_write_bytes_total{kind="indirect"}`: 0,
+				`zfs_dmu_tx_total{result="assigned"}`:            3532844,
+				`zfs_prefetch_misses_total`:                      11,
+				`zfs_abd_buffers{kind="scatter"}`:                1,
+			},
+			absent: []string{`zfs_zil_itx_write_bytes_total{kind="needcopy"}`, `zfs_zil_log_written_bytes_total{class="normal"}`,
+				`zfs_dmu_tx_total{result="wrlog_delay"}`, `zfs_prefetch_reordered_total{kind="future"}`, `zfs_pool_trim_bytes_total{kind="manual",pool="pool1",result="written"}`},
+		},
+		{
+			// OpenZFS 2.3, a busy host: 2.3 iostats, scatter ABD counts
+			// that wrapped below zero.
+			name: "linux-openzfs23", os: "linux",
+			fsys: kstatCorpus(t, "arcstats-openzfs23-telegraf17578", "pool-iostats-openzfs23", "zil-openzfs23", "dmu_tx-openzfs23",
+				"abdstats-openzfs23", "zfetchstats-openzfs23", "objset-openzfs23-zil-fields", "pool-txgs-openzfs23"),
+			want: map[string]float64{
+				`zfs_pool_logical_read_bytes_total{path="arc",pool="store"}`:               1191500436992,
+				`zfs_pool_logical_write_operations_total{path="arc",pool="store"}`:         18742973,
+				`zfs_pool_trim_extents_total{kind="simple",pool="store",result="skipped"}`: 0,
+				`zfs_zil_commit_writers_total`:                                             52908517,
+				`zfs_zil_itx_writes_total{kind="needcopy"}`:                                164945047,
+				`zfs_zil_log_allocated_bytes_total{class="normal"}`:                        743618220032,
+				`zfs_dmu_tx_total{result="dirty_delay"}`:                                   1834959,
+				`zfs_abd_buffers{kind="linear"}`:                                           92773,
+				`zfs_abd_scatter_waste_bytes`:                                              89159680,
+				`zfs_prefetch_reordered_total{kind="stride"}`:                              18091715,
+				`zfs_prefetch_max_streams_total`:                                           142905604,
+				`zfs_prefetch_reads_active`:                                                0,
+			},
+			absent: []string{`zfs_abd_buffers{kind="scatter"}`, `zfs_abd_data_bytes{kind="scatter"}`, `zfs_pool_kstat_read_bytes_total{pool="store"}`},
+		},
+		{
+			name: "freebsd", os: "freebsd",
+			replay: replayOf(t, "sysctl -q kstat.zfs", freebsd("sysctl-arcstats-freebsd14-telegraf"), freebsd("sysctl-zfetchstats-freebsd14-telegraf"),
+				td+"freebsd-sysctl-zil-dmu_tx-abdstats.txt", td+"freebsd-sysctl-iostats.txt", td+"freebsd-sysctl-datasets.txt", td+"freebsd-sysctl-pool-state.txt"),
+			want: map[string]float64{
+				`zfs_prefetch_hits_total`:                                                 6439,
+				`zfs_prefetch_reads_issued_total`:                                         2197,
+				`zfs_zil_log_blocks_total{class="slog"}`:                                  220417,
+				`zfs_dmu_tx_total{result="dirty_over_max"}`:                               12,
+				`zfs_abd_scatter_waste_bytes`:                                             626176,
+				`zfs_pool_trim_bytes_total{kind="auto",pool="tank",result="written"}`:     4294967296,
+				`zfs_pool_trim_extents_total{kind="manual",pool="tank",result="skipped"}`: 120,
+			},
+			absent: []string{`zfs_prefetch_reordered_total{kind="past"}`, `zfs_pool_logical_read_bytes_total{path="arc",pool="tank"}`},
+		},
+		{
+			name: "illumos", os: "illumos",
+			replay: replayOf(t, "kstat -p -m zfs -i 0", td+"illumos-kstat-p-abdstats-zfetchstats.txt", td+"illumos-kstat-p-arcstats-pools.txt"),
+			want: map[string]float64{
+				`zfs_pool_kstat_read_bytes_total{pool="tank"}`:                         5497558138880,
+				`zfs_pool_kstat_write_operations_total{pool="rpool"}`:                  4410222,
+				`zfs_pool_kstat_queue_weighted_seconds_total{pool="tank",queue="run"}`: 880412.331120055,
+				`zfs_pool_kstat_queue_busy_seconds_total{pool="tank",queue="wait"}`:    120331.044210998,
+				`zfs_pool_kstat_queue_length{pool="tank",queue="run"}`:                 7,
+				`zfs_prefetch_max_streams_total`:                                       88120,
+				`zfs_abd_data_bytes{kind="scatter"}`:                                   10744295424,
+			},
+			absent: []string{`zfs_zil_commits_total`, `zfs_dmu_tx_total{result="assigned"}`, `zfs_pool_trim_bytes_total{kind="manual",pool="tank",result="written"}`},
+		},
+		{
+			// A truncated arcstats and nothing else: the ARC figures it
+			// has, no other series.
+			name: "illumos-2015", os: "illumos",
+			replay: replayOf(t, "kstat -p -m zfs -i 0", illumos("kstat-p-zfs-arcstats-illumos-2015")),
+			absent: []string{`zfs_pool_kstat_read_bytes_total{pool="rpool"}`, `zfs_prefetch_hits_total`},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+			cfg := SourceConfig{Runner: nopRunner{}, KstatOS: tc.os, Now: func() time.Time { return testNow }}
+			if tc.fsys != nil {
+				cfg.Kstat = tc.fsys
+			}
+			if tc.replay != nil {
+				cfg.Runner = tc.replay
+			}
+			e, err := New(NewSource(cfg, logger), logger, map[string]bool{"kstat": true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			fams := gather(t, e)
+			compareGolden(t, "testdata/kstat-"+tc.name+".prom", exposition(t, fams))
+			if v, _ := value(fams, "zfs_exporter_collector_success", map[string]string{"collector": "kstat"}); v != 1 {
+				t.Errorf("kstat collector failed")
+			}
+			series := seriesValues(fams)
+			for s, want := range tc.want {
+				if got, ok := series[s]; !ok || math.Abs(got-want) > 1e-9*math.Max(1, want) {
+					t.Errorf("%s = %v (present %v), want %v", s, got, ok, want)
+				}
+			}
+			for _, s := range tc.absent {
+				if v, ok := series[s]; ok {
+					t.Errorf("%s = %v, want no series", s, v)
+				}
+			}
+			if problems, err := testutil.CollectAndLint(e.Scraper(context.Background())); err != nil || len(problems) > 0 {
+				t.Errorf("lint: %v %v", problems, err)
+			}
+		})
 	}
 }
 
@@ -173,7 +361,7 @@ func TestKstatCollectorOtherSystems(t *testing.T) {
 		dataset bool
 	}{
 		{"freebsd", replayOf(t, "sysctl -q kstat.zfs", td+"freebsd-sysctl-arcstats.txt", td+"freebsd-sysctl-datasets.txt", td+"freebsd-sysctl-pool-state.txt"), true},
-		{"illumos", replayOf(t, "kstat -p zfs:0:arcstats", td+"illumos-kstat-p-arcstats-pools.txt"), false},
+		{"illumos", replayOf(t, "kstat -p -m zfs -i 0", td+"illumos-kstat-p-arcstats-pools.txt"), false},
 	} {
 		t.Run(tc.os, func(t *testing.T) {
 			logger := slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -199,5 +387,49 @@ func TestKstatCollectorOtherSystems(t *testing.T) {
 				t.Errorf("per-dataset counters present: %v, want %v", ok, tc.dataset)
 			}
 		})
+	}
+}
+
+// seriesValues returns every gauge and counter by its series as the
+// exposition writes it: name{label="value",...}, labels in name order.
+func seriesValues(fams []*dto.MetricFamily) map[string]float64 {
+	out := map[string]float64{}
+	for _, mf := range fams {
+		for _, m := range mf.GetMetric() {
+			var labels []string
+			for _, l := range m.GetLabel() {
+				labels = append(labels, fmt.Sprintf("%s=%q", l.GetName(), l.GetValue()))
+			}
+			key := mf.GetName()
+			if len(labels) > 0 {
+				key += "{" + strings.Join(labels, ",") + "}"
+			}
+			out[key] = m.GetGauge().GetValue() + m.GetCounter().GetValue()
+		}
+	}
+	return out
+}
+
+// A kstat that cannot be read is an error that names it; the others are
+// still read.
+func TestKstatUnreadableMiscKeepsTheRest(t *testing.T) {
+	fsys := kstatCaptures(t, "09-errors-repaired")
+	fsys["zil"] = &fstest.MapFile{Data: []byte("name                            type data\nzil_commit_count                4    x1\n")}
+	fsys["tank/io"] = &fstest.MapFile{Data: []byte("nread    nwritten\n1 2 3\n")}
+	snap, err := procfsKstats{fsys}.snapshot(context.Background())
+	if err == nil || !strings.Contains(err.Error(), `zil: line 2: cannot parse unsigned value "x1"`) || !strings.Contains(err.Error(), "tank/io: line 2: ") {
+		t.Errorf("error %v, want the zil and tank/io lines named", err)
+	}
+	if snap == nil || snap.arc == nil {
+		t.Fatal("no ARC")
+	}
+	if _, ok := snap.misc["zil"]; ok {
+		t.Error("zil read from a malformed file")
+	}
+	if _, ok := snap.poolIO["tank"]; ok {
+		t.Error("tank I/O read from a malformed file")
+	}
+	if len(snap.misc) != 3 || len(snap.poolIOStats) != 4 {
+		t.Errorf("%d module-wide kstats and %d iostats, want dmu_tx, abdstats, zfetchstats and 4 pools", len(snap.misc), len(snap.poolIOStats))
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -86,6 +87,9 @@ func checkLinux(procPath string, body []byte, complete bool) error {
 				return fmt.Errorf("hits = %d, the text says %s", e.Uint, m[1])
 			}
 		}
+		if err := checkMiscText(path.Base(procPath), n, lines[columnLine(lines)+1:]); err != nil {
+			return err
+		}
 		if m := datasetRE.FindSubmatch(body); m != nil {
 			d, err := DatasetFromNamed(n)
 			if err != nil || d.Name != string(m[1]) || d.Pool != strings.Split(string(m[1]), "/")[0] {
@@ -151,6 +155,32 @@ func checkLinux(procPath string, body []byte, complete bool) error {
 }
 
 var errSkipped = fmt.Errorf("not supported")
+
+// checkMiscText checks the module-wide kstats (zil, dmu_tx, abdstats,
+// zfetchstats) and the per-pool iostats against their rows: every row is a
+// statistic, but for values that wrapped below zero.
+func checkMiscText(base string, n *Named, rows []string) error {
+	var stats map[string]float64
+	switch {
+	case slices.Contains(MiscKstats, base):
+		stats = MiscFromNamed(base, n).Stats
+	case base == "iostats":
+		stats = PoolIOStatsFromNamed("pool", n).Stats
+	default:
+		return nil
+	}
+	want := 0
+	for _, row := range rows {
+		f := strings.Fields(row)
+		if v, err := strconv.ParseUint(f[len(f)-1], 10, 64); err == nil && v < 1<<63 {
+			want++
+		}
+	}
+	if len(stats) != want {
+		return fmt.Errorf("%s: %d statistics, the text has %d rows below 2^63", base, len(stats), want)
+	}
+	return nil
+}
 
 // columnLine returns the index of the "name type data" line.
 func columnLine(lines []string) int {
@@ -270,6 +300,12 @@ func TestCorpusFreeBSD(t *testing.T) {
 			t.Errorf("%s: ARC found %v with %d statistics", name, found, len(arc.Stats))
 			ok = false
 		}
+		for _, kstat := range MiscKstats {
+			if m, found := MiscFromSysctl(stats, kstat); found != strings.Contains(name, "-"+kstat+"-") || found && len(m.Stats) != len(stats) {
+				t.Errorf("%s: %s found %v with %d statistics", name, kstat, found, len(m.Stats))
+				ok = false
+			}
+		}
 		if ok {
 			passed++
 		}
@@ -320,6 +356,12 @@ func TestCorpusIllumos(t *testing.T) {
 		if arc, _ := ARCFromKstatP(stats); len(arc.Stats) != arcLines {
 			t.Errorf("%s: %d ARC statistics, the text has %d", name, len(arc.Stats), arcLines)
 			ok = false
+		}
+		for _, kstat := range MiscKstats {
+			if _, found := MiscFromKstatP(stats, kstat); found != strings.Contains(string(f.Body), ":"+kstat+":") {
+				t.Errorf("%s: %s found %v", name, kstat, found)
+				ok = false
+			}
 		}
 		if ok {
 			passed++

@@ -11,9 +11,10 @@
 //     []Stat; Group collects them into kstats.
 //   - FreeBSD: `sysctl kstat.zfs...` with ParseSysctl.
 //
-// ARC, Dataset, PoolIOStats and IO are the shapes the collector exports,
-// the same on every platform: ARCFromNamed, ARCFromKstatP and ARCFromSysctl
-// build one ARC from each source, and so on.
+// ARC, Misc (the other module-wide kstats: zil, dmu_tx, abdstats,
+// zfetchstats), Dataset, PoolIOStats and IO are the shapes the collector
+// exports, the same on every platform: ARCFromNamed, ARCFromKstatP and
+// ARCFromSysctl build one ARC from each source, and so on.
 //
 // The parsers are pure: they read an io.Reader and return typed values, with
 // no exec, no files and no metrics. Durations read from the kernel are

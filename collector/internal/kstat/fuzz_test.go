@@ -50,6 +50,9 @@ func FuzzParseNamed(f *testing.F) {
 		}
 		ARCFromNamed(n)
 		PoolIOStatsFromNamed("tank", n)
+		for _, name := range MiscKstats {
+			checkMisc(t, MiscFromNamed(name, n), true)
+		}
 		if d, err := DatasetFromNamed(n); err == nil && (d.Name == "" || strings.Contains(d.Pool, "/")) {
 			t.Fatalf("dataset %+v", d)
 		}
@@ -126,7 +129,7 @@ func checkStats(t *testing.T, stats []Stat, err error) {
 		return
 	}
 	for _, s := range stats {
-		if s.Module == "" || s.Name == "" || s.Statistic == "" {
+		if s.Module == "" || s.Name == "" || s.Statistic == "" || strings.Contains(s.Statistic, ":") {
 			t.Fatalf("statistic without a full name: %+v", s)
 		}
 	}
@@ -135,6 +138,30 @@ func checkStats(t *testing.T, stats []Stat, err error) {
 	}
 	ARCFromKstatP(stats)
 	PoolIOFromKstatP(stats)
+	for _, name := range MiscKstats {
+		m, ok := MiscFromKstatP(stats, name)
+		checkMisc(t, m, ok)
+	}
+}
+
+// checkMisc is what a module-wide kstat found in any output must satisfy:
+// its own name, and no statistic that wrapped below zero.
+func checkMisc(t *testing.T, m Misc, found bool) {
+	t.Helper()
+	if !found {
+		if len(m.Stats) != 0 {
+			t.Fatalf("%d statistics of a kstat not found", len(m.Stats))
+		}
+		return
+	}
+	if m.Name == "" {
+		t.Fatalf("kstat without a name: %+v", m)
+	}
+	for name, v := range m.Stats {
+		if name == "" || wrapped(v) || v != v {
+			t.Fatalf("%s: statistic %q = %v", m.Name, name, v)
+		}
+	}
 }
 
 func FuzzParseKstatP(f *testing.F) {
@@ -179,6 +206,10 @@ func FuzzParseSysctl(f *testing.F) {
 			if p.Pool == "" {
 				t.Fatalf("iostats without a pool: %+v", p)
 			}
+		}
+		for _, name := range MiscKstats {
+			m, ok := MiscFromSysctl(stats, name)
+			checkMisc(t, m, ok)
 		}
 	})
 }

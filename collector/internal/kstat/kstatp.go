@@ -45,17 +45,33 @@ func ParseKstatP(r io.Reader) ([]Stat, error) {
 			continue
 		}
 		key, value := splitKstatP(line)
-		parts := strings.SplitN(key, ":", 4)
-		if len(parts) != 4 || parts[0] == "" || parts[2] == "" || parts[3] == "" {
+		module, instance, name, statistic, ok := splitKstatKey(key)
+		if !ok {
 			return nil, fmt.Errorf("line %d: want module:instance:name:statistic, got %q", i+1, key)
 		}
-		instance, err := strconv.Atoi(parts[1])
+		n, err := strconv.Atoi(instance)
 		if err != nil {
-			return nil, fmt.Errorf("line %d: cannot parse instance %q", i+1, parts[1])
+			return nil, fmt.Errorf("line %d: cannot parse instance %q", i+1, instance)
 		}
-		stats = append(stats, newStat(parts[0], instance, parts[2], parts[3], value))
+		stats = append(stats, newStat(module, n, name, statistic, value))
 	}
 	return stats, nil
+}
+
+// splitKstatKey splits "module:instance:name:statistic". The name is all
+// between the instance and the last colon: a pool's I/O kstat is named
+// after the pool, and pool names may hold colons ("zfs:0:db:a:nread").
+func splitKstatKey(key string) (module, instance, name, statistic string, ok bool) {
+	parts := strings.SplitN(key, ":", 3)
+	if len(parts) != 3 {
+		return "", "", "", "", false
+	}
+	i := strings.LastIndexByte(parts[2], ':')
+	if i < 0 {
+		return "", "", "", "", false
+	}
+	module, instance, name, statistic = parts[0], parts[1], parts[2][:i], parts[2][i+1:]
+	return module, instance, name, statistic, module != "" && name != "" && statistic != ""
 }
 
 func splitKstatP(line string) (key, value string) {
