@@ -578,7 +578,7 @@ func (b vdevBuilder) vdev(key string, o *jsonObject, class string) (*Vdev, error
 	v := &Vdev{
 		Name:  firstNonEmpty(f.str("name"), key),
 		Class: class,
-		State: vdevStateJSON(f.str("state")),
+		State: vdevStateJSON(f.str("state"), f.str("aux")),
 		Path:  f.str("path"),
 		GUID:  f.str("guid"),
 		Note:  auxNote(f.str("aux")),
@@ -614,13 +614,27 @@ func zeroIfNil(f *float64) float64 {
 	return *f
 }
 
-// vdevStateJSON lowercases a vdev state. Early 2.3 development builds
-// printed the internal name HEALTHY for what zpool calls ONLINE.
-func vdevStateJSON(s string) string {
-	if strings.EqualFold(s, "HEALTHY") {
+// vdevStateJSON names a vdev state as the text output does. JSON prints
+// the kernel's state names (vdev_state_t), where the text prints
+// zpool_state_to_name's: CANT_OPEN is UNAVAIL there, or FAULTED when the
+// aux state says the data or the intent log is bad, and CLOSED is
+// OFFLINE. Early 2.3 development builds printed HEALTHY for ONLINE.
+func vdevStateJSON(state, aux string) string {
+	switch strings.ToUpper(state) {
+	case "HEALTHY":
 		return "online"
+	case "CLOSED":
+		return "offline"
+	case "CANT_OPEN":
+		switch strings.TrimPrefix(strings.ToUpper(aux), "VDEV_AUX_") {
+		case "CORRUPT_DATA", "BAD_LOG":
+			return "faulted"
+		case "SPLIT_POOL":
+			return "split"
+		}
+		return "unavail"
 	}
-	return strings.ToLower(s)
+	return strings.ToLower(state)
 }
 
 func vdevClass(c string) string {

@@ -520,3 +520,28 @@ func TestParseStatusJSONErrorScrub(t *testing.T) {
 		t.Errorf("scrub: %+v", scans[0])
 	}
 }
+
+// JSON prints the kernel's vdev state names; the metrics use the names of
+// the text output, so that both paths give the same series.
+func TestVdevStateJSONNamesAsText(t *testing.T) {
+	for _, c := range []struct{ state, aux, want string }{
+		{"ONLINE", "", "online"},
+		{"HEALTHY", "", "online"},
+		{"DEGRADED", "", "degraded"},
+		{"CANT_OPEN", "", "unavail"},            // a pulled disk
+		{"CANT_OPEN", "NO_REPLICAS", "unavail"}, // the root vdev above it
+		{"CANT_OPEN", "OPEN_FAILED", "unavail"},
+		{"CANT_OPEN", "CORRUPT_DATA", "faulted"},
+		{"CANT_OPEN", "VDEV_AUX_BAD_LOG", "faulted"},
+		{"CANT_OPEN", "SPLIT_POOL", "split"},
+		{"CLOSED", "", "offline"},
+		{"OFFLINE", "", "offline"},
+		{"REMOVED", "", "removed"},
+		{"FAULTED", "ERR_EXCEEDED", "faulted"},
+		{"INUSE", "", "inuse"},
+	} {
+		if got := vdevStateJSON(c.state, c.aux); got != c.want {
+			t.Errorf("vdevStateJSON(%q, %q) = %q, want %q", c.state, c.aux, got, c.want)
+		}
+	}
+}
