@@ -14,7 +14,7 @@ import (
 )
 
 func init() {
-	register("disk", runtime.GOOS == "linux", "Per-disk I/O from /proc/diskstats (operations, bytes, busy and queue time, as iostat -x shows them), joined to the leaf vdevs the disks back (Linux)", newDiskCollector)
+	register("disk", runtime.GOOS == "linux" || UsesOSIostat(runtime.GOOS), "Per-disk I/O (operations, bytes, busy and queue time, service times), joined to the leaf vdevs the disks back: from /proc/diskstats on Linux, from a long-running iostat -x on illumos, Solaris and FreeBSD", newDiskCollector)
 }
 
 // Linux counts diskstats sectors in 512-byte units, whatever the disk's
@@ -47,6 +47,9 @@ type diskCollector struct {
 
 func newDiskCollector(src *Source, logger *slog.Logger) (Collector, error) {
 	cfg := src.cfg
+	if UsesOSIostat(cfg.DiskOS) {
+		return newIostatDiskCollector(src, logger), nil
+	}
 	return &diskCollector{
 		procRoot: cfg.ProcRoot,
 		sysRoot:  cfg.SysRoot,

@@ -50,6 +50,14 @@ type SourceConfig struct {
 	// DiskAll makes the disk collector also report disks that back no
 	// pool, with empty pool and vdev labels.
 	DiskAll bool
+	// DiskOS chooses how the disk collector reads disks: "linux"
+	// (/proc/diskstats under ProcRoot), or "illumos", "solaris" and
+	// "freebsd" (DiskSampler). The host's OS unless set.
+	DiskOS string
+	// DiskSampler integrates a long-running `iostat -x INTERVAL` into
+	// per-disk counters on illumos, Solaris and FreeBSD. Nil there leaves
+	// the disk collector without data.
+	DiskSampler *OSIostatSampler
 	// Now is the clock, for tests.
 	Now func() time.Time
 }
@@ -118,6 +126,9 @@ func NewSource(cfg SourceConfig, logger *slog.Logger) *Source {
 	}
 	if cfg.KstatOS == "" {
 		cfg.KstatOS = runtime.GOOS
+	}
+	if cfg.DiskOS == "" {
+		cfg.DiskOS = runtime.GOOS
 	}
 	if cfg.ProcRoot == "" {
 		cfg.ProcRoot = "/proc"
@@ -275,6 +286,13 @@ func (s *Source) collectSourceMetrics(ch chan<- prometheus.Metric) {
 		if t, ok := s.cfg.Sampler.LastReport(); ok {
 			s.mu.Lock()
 			s.freshness[SourceIostatStream] = sourceState{lastSuccess: t, up: s.cfg.Sampler.Healthy()}
+			s.mu.Unlock()
+		}
+	}
+	if s.cfg.DiskSampler != nil {
+		if t, ok := s.cfg.DiskSampler.LastReport(); ok {
+			s.mu.Lock()
+			s.freshness[SourceOSIostatStream] = sourceState{lastSuccess: t, up: s.cfg.DiskSampler.Healthy()}
 			s.mu.Unlock()
 		}
 	}

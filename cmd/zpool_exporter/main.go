@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"syscall"
 	"time"
@@ -44,6 +45,7 @@ type options struct {
 	scrapeTimeout          time.Duration
 	timeoutOffset          time.Duration
 	iostatInterval         time.Duration
+	diskIostatInterval     time.Duration
 	once                   bool
 	output                 string
 	disableExporterMetrics bool
@@ -79,6 +81,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		Default("500ms").DurationVar(&o.timeoutOffset)
 	app.Flag("zpool.iostat-interval", "Interval of the long-running `zpool iostat -v` that gives per-vdev I/O counters where vdev properties are missing (OpenZFS before 2.2, FreeBSD, illumos, Solaris, zfs-fuse). 0 turns it off.").
 		Default("10s").DurationVar(&o.iostatInterval)
+	app.Flag("disk.iostat-interval", "Interval, in whole seconds, of the long-running `iostat -x` that gives the disk collector its per-disk counters, queues and service times on illumos and Solaris (`iostat -xnc`) and FreeBSD (`iostat -x -w`); it runs only while the disk collector is enabled. Figures arrive one interval late, as iostat marks no end of a report. 0 turns it off.").
+		Default("10s").DurationVar(&o.diskIostatInterval)
 	app.Flag("once", "Print one exposition to standard output (or to --output) and exit, for cron jobs and node_exporter's textfile collector.").
 		BoolVar(&o.once)
 	app.Flag("output", "With --once, write the exposition to this file instead, atomically (a temporary file renamed over it).").
@@ -97,7 +101,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
-	exporter, sampler, err := buildExporter(o, logger)
+	exporter, samplers, err := buildExporter(o, logger)
 	if err != nil {
 		logger.Error("cannot start", "err", err)
 		return 1
@@ -121,8 +125,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		logger.Warn("cannot detect zpool capabilities yet; will retry at the next scrape", "err", err)
 	}
 	cancel()
-	if sampler != nil {
-		go sampler.Run(ctx)
+	for _, s := range samplers {
+		go s.Run(ctx)
 	}
 
 	mux := http.NewServeMux()
@@ -154,9 +158,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
+// sampler is a long-running stream reader; Run returns when ctx ends.
+type sampler interface{ Run(ctx context.Context) }
+
 // buildExporter wires the runner (real or replay), the source and the
-// collectors. The sampler is nil when turned off.
-func buildExporter(o options, logger *slog.Logger) (*collector.Exporter, *collector.IostatSampler, error) {
+// collectors, and returns the samplers to run: none with --once or when
+// turned off. A sampler waits until a collector needs it.
+func buildExporter(o options, logger *slog.Logger) (*collector.Exporter, []sampler, error) {
 	var (
 		run    collector.Runner
 		stream collector.StreamFunc
@@ -170,11 +178,20 @@ func buildExporter(o options, logger *slog.Logger) (*collector.Exporter, *collec
 	} else {
 		run, stream = collector.ExecRunner()
 	}
-	var sampler *collector.IostatSampler
+	var (
+		samplers    []sampler
+		zpoolIostat *collector.IostatSampler
+		diskIostat  *collector.OSIostatSampler
+	)
 	if o.iostatInterval > 0 && !o.once {
-		sampler = collector.NewIostatSampler(o.zpool, o.iostatInterval, stream, run, logger.With("sampler", "zpool iostat"))
+		zpoolIostat = collector.NewIostatSampler(o.zpool, o.iostatInterval, stream, run, logger.With("sampler", "zpool iostat"))
+		samplers = append(samplers, zpoolIostat)
 	}
-	cfg := collector.SourceConfig{Runner: run, Zpool: o.zpool, Sampler: sampler, Kstat: kstatFS(o), DiskAll: o.diskAll}
+	if o.diskIostatInterval > 0 && !o.once && collector.UsesOSIostat(runtime.GOOS) {
+		diskIostat = collector.NewOSIostatSampler(runtime.GOOS, o.diskIostatInterval, stream, run, logger.With("sampler", "iostat"))
+		samplers = append(samplers, diskIostat)
+	}
+	cfg := collector.SourceConfig{Runner: run, Zpool: o.zpool, Sampler: zpoolIostat, DiskSampler: diskIostat, Kstat: kstatFS(o), DiskAll: o.diskAll}
 	if o.replayDir != "" {
 		// A replay's disks, if it has any, are laid out like the host's.
 		cfg.ProcRoot = filepath.Join(o.replayDir, "proc")
@@ -183,7 +200,7 @@ func buildExporter(o options, logger *slog.Logger) (*collector.Exporter, *collec
 	}
 	source := collector.NewSource(cfg, logger)
 	exporter, err := collector.New(source, logger, nil)
-	return exporter, sampler, err
+	return exporter, samplers, err
 }
 
 // kstatFS is the kstat directory, or nil when it does not exist.

@@ -30,6 +30,10 @@
 //     end of the input. A blank line after device rows also ends a
 //     report. A stream is therefore yielded one interval late.
 //
+// illumos and Solaris also start from boot again after a disk, NFS mount
+// or processor came or went, and say so in "<<disk added: c1t1d0>>"
+// notices before that report: Report.StateChanges holds them.
+//
 // Not supported, with an error that says so: the plain (non -x) layouts,
 // -I (counts per interval instead of rates), -r (comma-separated),
 // sysstat -h (values with unit suffixes) and JSON output. `iostat -E`

@@ -22,6 +22,12 @@ type Report struct {
 	Time    time.Time `json:",omitzero"`
 	CPU     *CPU      `json:",omitempty"` // nil when the report has no CPU figures
 	Devices []Device
+	// StateChanges are the notices illumos and Solaris print before a
+	// report when a disk, partition, NFS mount or processor came or went
+	// ("disk added: c1t1d0", "processors removed: 3"), without the << >>.
+	// iostat then computes from boot again: such a report averages since
+	// boot, like the first one, not over the interval.
+	StateChanges []string `json:",omitempty"`
 }
 
 // CPU is the CPU utilisation of a report, each field a share of CPU time
@@ -127,6 +133,7 @@ type Scanner struct {
 	table     *table   // device header in force
 	cpuTitled bool     // an illumos or FreeBSD "cpu" title awaits its header
 	cpuCols   []string // a CPU header awaits its values
+	changes   []string // state change notices for the next report
 
 	report Report
 	err    error
@@ -194,7 +201,10 @@ func (s *Scanner) feed(line string) (*Report, error) {
 			return s.finish(), nil
 		}
 		return nil, nil
-	case isStateChange(line), isSysstatBanner(fields):
+	case isStateChange(line):
+		s.changes = append(s.changes, stateChange(line))
+		return nil, nil
+	case isSysstatBanner(fields):
 		return nil, nil
 	case s.cpuCols != nil:
 		return nil, s.cpuValues(fields)
@@ -236,7 +246,9 @@ func (s *Scanner) begin(p part) *Report {
 		done = s.finish()
 	}
 	if s.cur == nil {
-		s.cur = &Report{}
+		// Notices come after the rows of the report before.
+		s.cur = &Report{StateChanges: s.changes}
+		s.changes = nil
 	}
 	s.seen, s.last = true, p
 	s.table, s.cpuTitled, s.cpuCols = nil, false, nil
@@ -292,6 +304,11 @@ func (s *Scanner) deviceRow(fields []string) error {
 func isStateChange(line string) bool {
 	l := strings.TrimSpace(line)
 	return strings.HasPrefix(l, "<<") && strings.HasSuffix(l, ">>")
+}
+
+func stateChange(line string) string {
+	l := strings.TrimSpace(line)
+	return strings.TrimSpace(l[2 : len(l)-2])
 }
 
 // isSysstatBanner matches the first line of sysstat output:

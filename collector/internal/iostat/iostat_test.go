@@ -255,3 +255,33 @@ func TestParseErrorSummaryErrors(t *testing.T) {
 		}
 	}
 }
+
+// illumos prints state change notices after the rows of a report; the
+// report after them averages since boot again, so they belong to it.
+func TestScannerStateChangesMarkTheNextReport(t *testing.T) {
+	in := strings.Join([]string{
+		"                    extended device statistics",
+		"    r/s    w/s   kr/s   kw/s wait actv wsvc_t asvc_t  %w  %b device",
+		"    1.0    2.0    3.0    4.0  0.0  0.0    0.0    1.0   0   1 c1t0d0",
+		"                    extended device statistics",
+		"    r/s    w/s   kr/s   kw/s wait actv wsvc_t asvc_t  %w  %b device",
+		"    1.0    2.0    3.0    4.0  0.0  0.0    0.0    1.0   0   1 c1t0d0",
+		"<<disk added: c1t1d0>>",
+		"<<processors removed: 3>>",
+		"                    extended device statistics",
+		"    r/s    w/s   kr/s   kw/s wait actv wsvc_t asvc_t  %w  %b device",
+		"    9.0    9.0    9.0    9.0  0.0  0.0    0.0    1.0   0   1 c1t0d0",
+		"    0.5    0.1    1.0    2.0  0.0  0.0    0.0    1.0   0   0 c1t1d0",
+	}, "\n")
+	reports, err := ParseIostat(strings.NewReader(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got [][]string
+	for _, r := range reports {
+		got = append(got, r.StateChanges)
+	}
+	if len(got) != 3 || got[0] != nil || got[1] != nil || strings.Join(got[2], "|") != "disk added: c1t1d0|processors removed: 3" {
+		t.Errorf("state changes per report = %q", got)
+	}
+}
