@@ -19,6 +19,7 @@ import (
 	"github.com/prometheus/common/expfmt"
 
 	"github.com/zpool-exporter/zpool_exporter/collector/internal/runner"
+	"github.com/zpool-exporter/zpool_exporter/collector/internal/zpool"
 	"github.com/zpool-exporter/zpool_exporter/internal/sample"
 )
 
@@ -314,5 +315,70 @@ func TestDraidStateFromTextWhenJSONLacksIt(t *testing.T) {
 	}
 	if v, _ := value(fams, "zfs_vdev_info", map[string]string{"pool": "dr", "vdev": draid["vdev"], "vdev_type": "draid1"}); v != 1 {
 		t.Errorf("dRAID vdev's type is not draid1")
+	}
+}
+
+// zed attached rz1's hot spare in the test bed's guest: the vdev
+// properties list virtio-zd12 twice (inside spare-1 and among the spares),
+// and so does zpool status. Each of its series must be sent once, or
+// Prometheus rejects the whole scrape.
+func TestActiveSpareExportedOnceFromVdevProperties(t *testing.T) {
+	dir := "internal/zpool/testdata/openzfs-2.3-guest/"
+	f, err := sample.Read(dir + "06-spare-inuse__zpool_status_-j_--json-int.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := zpool.ParseStatusJSON(bytes.NewReader(f.Body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err = sample.Read(dir + "06-spare-inuse__zpool_get_-Hp_all_rz1_all-vdevs.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	props, err := zpool.ParseGet(bytes.NewReader(f.Body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rz1 *zpool.Pool
+	for _, p := range st.Pools {
+		if p.Name == "rz1" {
+			rz1 = p
+		}
+	}
+	if rz1 == nil {
+		t.Fatal("no pool rz1 in the capture")
+	}
+	ch := make(chan prometheus.Metric, 1000)
+	if err := collectVdevIOProperties(rz1, props, ch); err != nil {
+		t.Fatal(err)
+	}
+	close(ch)
+	seen := map[string]int{}
+	for m := range ch {
+		var pb dto.Metric
+		if err := m.Write(&pb); err != nil {
+			t.Fatal(err)
+		}
+		key := m.Desc().String()
+		for _, l := range pb.GetLabel() {
+			key += "," + l.GetName() + "=" + l.GetValue()
+		}
+		seen[key]++
+		if strings.Contains(key, "vdev=virtio-zd12") && strings.Contains(key, "write_bytes") && pb.GetCounter().GetValue() <= 0 {
+			t.Errorf("spare virtio-zd12 wrote nothing: %s", key)
+		}
+	}
+	zd12 := 0
+	for key, n := range seen {
+		if n > 1 {
+			t.Errorf("sent %d times: %s", n, key)
+		}
+		if strings.Contains(key, "vdev=virtio-zd12") {
+			zd12++
+		}
+	}
+	if zd12 != 4 {
+		t.Errorf("virtio-zd12 has %d I/O series, want 4", zd12)
 	}
 }

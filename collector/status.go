@@ -122,15 +122,25 @@ func collectPool(p *zpool.Pool, ch chan<- prometheus.Metric) {
 	if p.Root == nil {
 		return
 	}
-	spares := activeSpares(p.Root)
-	walkVdevs(p.Root, "", func(v *zpool.Vdev, parent string) {
-		if slot, ok := spares[v.Name]; ok {
-			if v == slot {
-				return // reported with the copy that stands in
-			}
+	walkVdevsOnce(p.Root, func(v *zpool.Vdev, parent string, slot *zpool.Vdev) {
+		if slot != nil {
 			v = standIn(v, slot)
 		}
 		collectVdev(p.Name, v, parent, ch)
+	})
+}
+
+// walkVdevsOnce visits the tree like walkVdevs, but each vdev once: an
+// active hot spare is visited as its copy in the tree, with slot its entry
+// in the spares section (nil for every other vdev), which is skipped.
+func walkVdevsOnce(root *zpool.Vdev, visit func(v *zpool.Vdev, parent string, slot *zpool.Vdev)) {
+	spares := activeSpares(root)
+	walkVdevs(root, "", func(v *zpool.Vdev, parent string) {
+		slot, ok := spares[v.Name]
+		if ok && v == slot {
+			return // visited as the copy that stands in
+		}
+		visit(v, parent, slot)
 	})
 }
 

@@ -82,7 +82,7 @@ func (c *vdevIOCollector) collectPool(ctx context.Context, s *Scrape, p *zpool.P
 		c.logger.Debug("zpool iostat rows do not match zpool status yet", "pool", p.Name, "err", err)
 		return nil
 	}
-	walkVdevs(p.Root, "", func(v *zpool.Vdev, _ string) {
+	walkVdevsOnce(p.Root, func(v *zpool.Vdev, _ string, _ *zpool.Vdev) {
 		if row, ok := matched[v]; ok {
 			sendVdevIO(ch, p.Name, v.Name, row.ReadBytes, row.WriteBytes, row.ReadOps, row.WriteOps)
 		}
@@ -122,7 +122,9 @@ func collectVdevIOProperties(p *zpool.Pool, props []zpool.Property, ch chan<- pr
 		}
 		values[name][prop.Property] = v
 	}
-	walkVdevs(p.Root, "", func(v *zpool.Vdev, _ string) {
+	// An active hot spare has one row in the vdev properties but two
+	// places in the tree: it is sent once.
+	walkVdevsOnce(p.Root, func(v *zpool.Vdev, _ string, _ *zpool.Vdev) {
 		if m, ok := values[v.Name]; ok && len(m) == 4 {
 			sendVdevIO(ch, p.Name, v.Name, m["read_bytes"], m["write_bytes"], m["read_ops"], m["write_ops"])
 		}
