@@ -84,9 +84,23 @@ func newCPUCollector(src *Source, _ *slog.Logger) (Collector, error) {
 	case "freebsd":
 		c.engineCPU = psEngineCPU(cfg.Runner, freebsdThreadsArgs, parseFreeBSDThreads, freebsdEngineThreads)
 	case "illumos", "solaris":
+		c.hostCPU = iostatHostCPU(cfg)
 		c.engineCPU = psEngineCPU(cfg.Runner, sunosProcessesArgs, parseSunOSProcesses, sunosEngineThreads)
 	}
 	return c, nil
+}
+
+// iostatHostCPU integrates the CPU block of the disk collector's
+// `iostat -xnc` stream (illumos, Solaris), where gopsutil would run the
+// kstat command itself, outside the runner. The stream is started even
+// when the disk collector is disabled; without one (--once, or the
+// interval set to 0) there are no host times.
+func iostatHostCPU(cfg SourceConfig) hostCPUFunc {
+	if cfg.DiskSampler == nil {
+		return nil
+	}
+	cfg.DiskSampler.Need()
+	return hostCPUFrom(cfg.DiskSampler)
 }
 
 func (c *cpuCollector) Update(ctx context.Context, _ *Scrape, ch chan<- prometheus.Metric) error {

@@ -2,14 +2,7 @@
 
 package collector
 
-// defaultHostCPU integrates the CPU block of the disk collector's
-// `iostat -xnc` stream on illumos and Solaris: gopsutil is no option here,
-// as it runs the kstat command itself, outside the runner. The stream is
-// started even when the disk collector is disabled.
-func defaultHostCPU(cfg SourceConfig) hostCPUFunc {
-	if cfg.DiskSampler == nil {
-		return nil // --once, or the stream turned off
-	}
-	cfg.DiskSampler.Need()
-	return hostCPUFrom(cfg.DiskSampler)
-}
+// defaultHostCPU gives nothing here: on illumos and Solaris the host's CPU
+// times come from the iostat stream (iostatHostCPU), and gopsutil, which
+// would run the kstat command itself, is not linked.
+func defaultHostCPU(SourceConfig) hostCPUFunc { return nil }

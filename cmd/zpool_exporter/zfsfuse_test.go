@@ -155,6 +155,20 @@ func TestZFSFuseMirrorWriteCounters(t *testing.T) {
 		return n == 2
 	})
 	before, _ := leafWrites(m, pool)
+	// The file vdevs live on the disk under z.dir: the disk collector
+	// joins it to them, with the whole disk's figures.
+	disk := m.Series("zfs_disk_write_bytes_total", map[string]string{"pool": pool})
+	if len(disk) == 0 {
+		t.Fatalf("no zfs_disk_write_bytes_total series joined to the file vdevs of %s", pool)
+	}
+	diskLabels := map[string]string{"pool": pool, "vdev": e2e.Label(disk[0], "vdev"), "device": e2e.Label(disk[0], "device")}
+	diskBefore := e2e.Value(disk[0])
+	engine := map[string]string{"family": "zfs-fuse"}
+	engineBefore, ok := sumSeries(m, "zfs_engine_cpu_seconds_total", engine)
+	if !ok {
+		t.Errorf("no zfs_engine_cpu_seconds_total{family=zfs-fuse}: the daemon's CPU is not counted")
+	}
+	hostBefore, _ := sumSeries(m, "zfs_host_cpu_seconds_total", nil)
 
 	const mib = 200
 	writeRandom(t, filepath.Join(mnt, "data"), mib)
@@ -180,8 +194,31 @@ func TestZFSFuseMirrorWriteCounters(t *testing.T) {
 	if ratio < 1.8 || ratio > 2.5 {
 		t.Errorf("leaf write counters grew by %.3f x the data written, want between 1.8 x and 2.5 x", ratio)
 	}
+	m = e.Scrape(t)
+	diskAfter, _ := m.Get("zfs_disk_write_bytes_total", diskLabels)
+	t.Logf("disk %s under the file vdevs wrote %.1f MiB meanwhile", diskLabels["device"], (diskAfter-diskBefore)/(1<<20))
+	if diskAfter-diskBefore < mib<<20 {
+		t.Errorf("zfs_disk_write_bytes_total%v grew by %.1f MiB while %d MiB went to the mirror on it", diskLabels, (diskAfter-diskBefore)/(1<<20), mib)
+	}
+	if after, _ := sumSeries(m, "zfs_engine_cpu_seconds_total", engine); after <= engineBefore {
+		t.Errorf("zfs_engine_cpu_seconds_total{family=zfs-fuse} went from %v to %v while the daemon wrote %d MiB", engineBefore, after, mib)
+	}
+	if after, _ := sumSeries(m, "zfs_host_cpu_seconds_total", nil); after <= hostBefore {
+		t.Errorf("zfs_host_cpu_seconds_total summed over modes went from %v to %v", hostBefore, after)
+	}
 	text := e.ScrapeText(t)
 	e2e.PromtoolCheck(t, text)
+}
+
+// sumSeries adds up the series of name with the labels given, and tells
+// whether there was any.
+func sumSeries(m e2e.Metrics, name string, labels map[string]string) (float64, bool) {
+	series := m.Series(name, labels)
+	total := 0.0
+	for _, s := range series {
+		total += e2e.Value(s)
+	}
+	return total, len(series) > 0
 }
 
 func TestZFSFuseFaults(t *testing.T) {
