@@ -17,6 +17,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/zpool-exporter/zpool_exporter/collector/internal/geom"
 	"github.com/zpool-exporter/zpool_exporter/collector/internal/iostat"
 	"github.com/zpool-exporter/zpool_exporter/collector/internal/runner"
 	"github.com/zpool-exporter/zpool_exporter/collector/internal/zpool"
@@ -467,6 +468,7 @@ type iostatDiskCollector struct {
 	sampler  *OSIostatSampler
 	all      bool
 	resolver iostatDiskResolver
+	runner   Runner // runs glabel on FreeBSD
 	logger   *slog.Logger
 }
 
@@ -481,7 +483,39 @@ func newIostatDiskCollector(src *Source, logger *slog.Logger) *iostatDiskCollect
 		sampler:  cfg.DiskSampler,
 		all:      cfg.DiskAll,
 		resolver: iostatDiskResolver{os: cfg.DiskOS},
+		runner:   cfg.Runner,
 		logger:   logger,
+	}
+}
+
+// glabelProviders returns, for one scrape, the GEOM provider under each
+// label (gpt/..., gptid/..., diskid/...), from `glabel status -s`, run
+// the first time a leaf needs it.
+func (c *iostatDiskCollector) glabelProviders(ctx context.Context) func(name string) (string, error) {
+	var (
+		labels map[string]string
+		err    error
+		ran    bool
+	)
+	return func(name string) (string, error) {
+		if !ran {
+			ran = true
+			var out []byte
+			if out, err = c.runner.Run(ctx, "glabel", "status", "-s"); err == nil {
+				labels, err = geom.ParseGlabelStatus(bytes.NewReader(out))
+				if err != nil {
+					err = fmt.Errorf("parsing output of `glabel status -s`: %w", err)
+				}
+			}
+		}
+		if err != nil {
+			return "", err
+		}
+		provider, ok := labels[name]
+		if !ok {
+			return "", fmt.Errorf("%w: GEOM has no label %s", errNoDevice, name)
+		}
+		return provider, nil
 	}
 }
 
@@ -499,6 +533,9 @@ func (c *iostatDiskCollector) Update(ctx context.Context, s *Scrape, ch chan<- p
 	st, err := s.Status(ctx)
 	if err != nil {
 		return fmt.Errorf("cannot join disks to vdevs: %w", err)
+	}
+	if c.resolver.os == "freebsd" && c.runner != nil {
+		c.resolver.provider = c.glabelProviders(ctx)
 	}
 	pools := map[string]bool{}
 	used := map[string]bool{}

@@ -501,7 +501,10 @@ func TestIostatDiskCollectorFreeBSD(t *testing.T) {
 	consumeAll(t, s, fixture(t, "freebsd-iostat-x-w-10.txt"))
 	var logs bytes.Buffer
 	e := iostatExporter(t, "freebsd", s, false, &logs)
-	e.collectors["disk"].(*iostatDiskCollector).resolver.provider = freebsdLabels
+	// GEOM's labels, as glabel prints them, give the providers under
+	// gpt/..., gptid/... and diskid/... leaves.
+	glabel := filepath.Join("internal", "geom", "testdata", "glabel-status-s.txt")
+	e.collectors["disk"].(*iostatDiskCollector).runner = replayDir(t, map[string]string{"glabel status -s": "0|" + readSample(t, glabel)})
 	c := fixedStatus{e, parseStatusFile(t, filepath.Join("testdata", "disk-iostat", "freebsd-zpool-status.txt"))}
 	fams := gatherFrom(t, c)
 	compareGolden(t, filepath.Join("testdata", "disk-freebsd.prom"), exposition(t, fams))

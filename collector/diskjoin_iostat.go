@@ -58,9 +58,8 @@ func iostatDiskOf(os, leaf string) (string, bool) {
 type iostatDiskResolver struct {
 	os string
 	// provider returns the GEOM provider under a label (gpt/zfs0 ->
-	// ada0p3), whose disk the rules then find. Nil leaves labels
-	// unresolved; on FreeBSD it can be fed from `glabel status` or
-	// `geom part list`.
+	// ada0p3), whose disk the rules then find: on FreeBSD, from
+	// `glabel status -s`. Nil leaves labels unresolved.
 	provider func(name string) (string, error)
 }
 

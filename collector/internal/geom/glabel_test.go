@@ -1,0 +1,68 @@
+package geom
+
+import (
+	"bytes"
+	"maps"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/zpool-exporter/zpool_exporter/internal/sample"
+)
+
+func TestParseGlabelStatus(t *testing.T) {
+	want := map[string]string{
+		"gpt/zfs0": "ada0p3",
+		"gpt/zfs1": "ada1p3",
+		"gptid/5c2d1e4a-8f3b-11ee-9a2c-3cecef1a2b3c": "ada2p1",
+		"diskid/DISK-WD-WCC4E1XK7P2H":                "ada3",
+		"gpt/gptboot0":                               "ada0p1",
+		"gpt/swap0":                                  "ada0p2",
+	}
+	// With and without -s, the same labels.
+	for _, name := range []string{"glabel-status.txt", "glabel-status-s.txt"} {
+		f, err := sample.Read(filepath.Join("testdata", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := ParseGlabelStatus(bytes.NewReader(f.Body))
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if !maps.Equal(got, want) {
+			t.Errorf("%s: got %v, want %v", name, got, want)
+		}
+	}
+}
+
+func TestParseGlabelStatusErrors(t *testing.T) {
+	for input, want := range map[string]string{
+		"gpt/zfs0  N/A\n":                            "line 1: want a label, its status and its provider",
+		"gpt/a N/A ada0p1\ngpt/a N/A ada1p1\n":       "line 2: label gpt/a is on both ada0p1 and ada1p1",
+		"gpt/a N/A ada0p1\n\ngpt/b N/A ada1 extra\n": "line 3:",
+	} {
+		_, err := ParseGlabelStatus(strings.NewReader(input))
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("ParseGlabelStatus(%q) = %v, want an error with %q", input, err, want)
+		}
+	}
+}
+
+func FuzzParseGlabelStatus(f *testing.F) {
+	for _, name := range []string{"glabel-status.txt", "glabel-status-s.txt"} {
+		if s, err := sample.Read(filepath.Join("testdata", name)); err == nil {
+			f.Add(string(s.Body))
+		}
+	}
+	f.Fuzz(func(t *testing.T, input string) {
+		labels, err := ParseGlabelStatus(strings.NewReader(input))
+		if err != nil && labels != nil {
+			t.Fatalf("an error with labels: %v", err)
+		}
+		for name, provider := range labels {
+			if name == "" || provider == "" {
+				t.Fatalf("empty name or provider: %q -> %q", name, provider)
+			}
+		}
+	})
+}
