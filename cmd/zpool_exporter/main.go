@@ -81,7 +81,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		Default("500ms").DurationVar(&o.timeoutOffset)
 	app.Flag("zpool.iostat-interval", "Interval of the long-running `zpool iostat -v` that gives per-vdev I/O counters where vdev properties are missing (OpenZFS before 2.2, FreeBSD, illumos, Solaris, zfs-fuse). 0 turns it off.").
 		Default("10s").DurationVar(&o.iostatInterval)
-	app.Flag("disk.iostat-interval", "Interval, in whole seconds, of the long-running `iostat -x` that gives the disk collector its per-disk counters, queues and service times on illumos and Solaris (`iostat -xnc`) and FreeBSD (`iostat -x -w`); it runs only while the disk collector is enabled. Figures arrive one interval late, as iostat marks no end of a report. 0 turns it off.").
+	app.Flag("disk.iostat-interval", "Interval, in whole seconds, of the long-running `iostat -x` that gives the disk collector its per-disk counters, queues and service times on illumos and Solaris (`iostat -xnc`, whose CPU block is also the host CPU there) and FreeBSD (`iostat -x -w`); it runs only while the disk collector, or on illumos and Solaris the cpu collector, is enabled. Figures arrive one interval late, as iostat marks no end of a report. 0 turns it off.").
 		Default("10s").DurationVar(&o.diskIostatInterval)
 	app.Flag("once", "Print one exposition to standard output (or to --output) and exit, for cron jobs and node_exporter's textfile collector.").
 		BoolVar(&o.once)
