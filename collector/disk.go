@@ -71,7 +71,8 @@ func (c *diskCollector) Update(ctx context.Context, s *Scrape, ch chan<- prometh
 	}
 	used := map[string]bool{}
 	for _, p := range st.Pools {
-		for _, j := range c.joinPool(p, devs) {
+		resolve := func(v *zpool.Vdev) (string, error) { return c.resolver.resolve(v, devs) }
+		for _, j := range joinLeaves(p, c.logger, resolve) {
 			collectDisk(ch, devs.stats[j.device], j.device, p.Name, j.vdev)
 			used[j.device] = true
 		}
@@ -108,10 +109,11 @@ func (c *diskCollector) readDiskstats() ([]blockdevice.Diskstats, error) {
 // diskJoin is a leaf vdev and the disk under it.
 type diskJoin struct{ device, vdev string }
 
-// joinPool finds the disk under each leaf of the pool, once per leaf name:
-// an active hot spare is printed twice. A leaf that cannot be joined (a
-// removed disk, a path that no longer exists, a file on tmpfs) is skipped.
-func (c *diskCollector) joinPool(p *zpool.Pool, devs *diskIndex) []diskJoin {
+// joinLeaves finds the disk under each leaf of the pool with resolve,
+// once per leaf name: an active hot spare is printed twice. A leaf that
+// cannot be joined (a removed disk, a path that no longer exists, a file
+// on tmpfs, a name the OS cannot map) is skipped and logged at debug level.
+func joinLeaves(p *zpool.Pool, logger *slog.Logger, resolve func(*zpool.Vdev) (string, error)) []diskJoin {
 	if p.Root == nil {
 		return nil
 	}
@@ -123,12 +125,12 @@ func (c *diskCollector) joinPool(p *zpool.Pool, devs *diskIndex) []diskJoin {
 		}
 		// The path of a device zpool cannot open may now be another disk.
 		if v.State == "unavail" || v.State == "removed" {
-			c.logger.Debug("not joining a vdev whose device is gone", "pool", p.Name, "vdev", v.Name, "state", v.State)
+			logger.Debug("not joining a vdev whose device is gone", "pool", p.Name, "vdev", v.Name, "state", v.State)
 			return
 		}
-		device, err := c.resolver.resolve(v, devs)
+		device, err := resolve(v)
 		if err != nil {
-			c.logger.Debug("cannot find the disk of a vdev", "pool", p.Name, "vdev", v.Name, "path", v.Path, "err", err)
+			logger.Debug("cannot find the disk of a vdev", "pool", p.Name, "vdev", v.Name, "path", v.Path, "err", err)
 			return
 		}
 		seen[v.Name] = true

@@ -541,7 +541,8 @@ func (c *iostatDiskCollector) Update(ctx context.Context, s *Scrape, ch chan<- p
 	used := map[string]bool{}
 	for _, p := range st.Pools {
 		pools[p.Name] = true
-		for _, j := range c.joinPool(p, disks) {
+		resolve := func(v *zpool.Vdev) (string, error) { return c.resolve(v, disks) }
+		for _, j := range joinLeaves(p, c.logger, resolve) {
 			collectIostatDisk(ch, disks[j.device], fresh, j.device, p.Name, j.vdev)
 			used[j.device] = true
 		}
@@ -562,34 +563,6 @@ func (c *iostatDiskCollector) Update(ctx context.Context, s *Scrape, ch chan<- p
 		return ErrNoData
 	}
 	return nil
-}
-
-// joinPool finds the disk under each leaf of the pool, once per leaf name
-// (an active hot spare is printed twice). A leaf whose disk iostat does
-// not report, or whose name cannot be resolved, is skipped.
-func (c *iostatDiskCollector) joinPool(p *zpool.Pool, disks map[string]iostatDisk) []diskJoin {
-	if p.Root == nil {
-		return nil
-	}
-	var joins []diskJoin
-	seen := map[string]bool{}
-	walkVdevs(p.Root, "", func(v *zpool.Vdev, _ string) {
-		if !isDiskLeaf(v) || seen[v.Name] {
-			return
-		}
-		if v.State == "unavail" || v.State == "removed" {
-			c.logger.Debug("not joining a vdev whose device is gone", "pool", p.Name, "vdev", v.Name, "state", v.State)
-			return
-		}
-		device, err := c.resolve(v, disks)
-		if err != nil {
-			c.logger.Debug("cannot find the disk of a vdev", "pool", p.Name, "vdev", v.Name, "path", v.Path, "err", err)
-			return
-		}
-		seen[v.Name] = true
-		joins = append(joins, diskJoin{device: device, vdev: v.Name})
-	})
-	return joins
 }
 
 // resolve tries the leaf's name, then its path (JSON status).
