@@ -50,7 +50,21 @@ func walk(t *testing.T, version string) {
 	job := t.TempDir()
 	goBuild(t, "build", "-o", filepath.Join(job, "zpool_exporter"), "../../cmd/zpool_exporter")
 	goBuild(t, "test", "-c", "-tags", "openzfsguest", "-o", filepath.Join(job, "walk.test"), "./walk")
-	script := "#!/bin/sh\ncd /job\nexec ./walk.test -test.v -test.timeout 45m -exporter /job/zpool_exporter -capture /job/captures -expositions /job/expositions\n"
+	// A pool left suspended (the pulled-disk scenario failing half-way)
+	// would hang the guest's shutdown: power off at once then.
+	script := `#!/bin/sh
+cd /job
+./walk.test -test.v -test.timeout 45m -exporter /job/zpool_exporter -capture /job/captures -expositions /job/expositions
+rc=$?
+if grep -qx SUSPENDED /proc/spl/kstat/zfs/*/state 2>/dev/null; then
+	echo "run.sh: a pool is still suspended; powering off without unmounting"
+	echo "$rc" >/job/exit
+	sync
+	echo o >/proc/sysrq-trigger
+	sleep 60
+fi
+exit $rc
+`
 	if err := os.WriteFile(filepath.Join(job, "run.sh"), []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +77,7 @@ func walk(t *testing.T, version string) {
 	// about a minute, long enough to watch. (Throttling reads from the
 	// source disks does not work: the disk being replaced is read too.)
 	cmd := exec.CommandContext(ctx, "bash", "run-job.sh", "--image", image, "--job", job,
-		"--disks", "20", "--disk-size", "1G", "--timeout", "2700",
+		"--disks", "21", "--disk-size", "1G", "--timeout", "2700",
 		"--disk-opt", "zd18:throttling.bps-total=1048576", "--disk-opt", "zd19:throttling.bps-total=1048576")
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out

@@ -60,6 +60,24 @@ func run(t *testing.T, name string, args ...string) string {
 
 func zpool(t *testing.T, args ...string) string { t.Helper(); return run(t, "zpool", args...) }
 
+// background starts a command and returns a function that waits for it
+// and fails the test if it failed.
+func background(t *testing.T, name string, args ...string) (wait func()) {
+	t.Helper()
+	var out strings.Builder
+	cmd := exec.Command(name, args...)
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("%s %s: %v", name, strings.Join(args, " "), err)
+	}
+	return func() {
+		t.Helper()
+		if err := cmd.Wait(); err != nil {
+			t.Errorf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out.String())
+		}
+	}
+}
+
 // openzfs tells the module's version: "2.3.2" from `zfs version`.
 func openzfs(t *testing.T) string {
 	out := run(t, "zfs", "version")
@@ -95,10 +113,15 @@ func is(m e2e.Metrics, name string, labels map[string]string) bool {
 
 // capture writes the outputs of the commands the exporter runs, each
 // headed by its command, as fixtures for the parsers' golden tests.
-func capture(t *testing.T, scenario string, pools ...string) {
+func capture(t *testing.T, scenario string) {
 	if *captureDir == "" {
 		return
 	}
+	out, err := exec.Command("zpool", "list", "-H", "-o", "name").Output()
+	if err != nil {
+		t.Errorf("capture: zpool list: %v", err)
+	}
+	pools := strings.Fields(string(out))
 	cmds := [][]string{
 		{"zpool", "status", "-j", "--json-int"}, {"zpool", "status", "-s", "-p"}, {"zpool", "status", "-p"}, {"zpool", "status"},
 		{"zpool", "iostat", "-v"}, {"zpool", "get", "-Hp", "all"},
@@ -135,6 +158,16 @@ func TestWalk(t *testing.T) {
 	}
 
 	mnt := t.TempDir()
+	// Registered after TempDir, so it runs first: the pools are mounted
+	// under mnt.
+	t.Cleanup(func() {
+		out, _ := exec.Command("zpool", "list", "-H", "-o", "name").Output()
+		for _, p := range strings.Fields(string(out)) {
+			if err := exec.Command("zpool", "destroy", "-f", p).Run(); err != nil {
+				t.Logf("zpool destroy -f %s: %v", p, err)
+			}
+		}
+	})
 	create := func(pool string, vdevs ...string) {
 		zpool(t, append([]string{"create", "-f", "-m", filepath.Join(mnt, pool), pool}, vdevs...)...)
 		writeRandom(t, filepath.Join(mnt, pool, "data"), 24)
@@ -144,7 +177,7 @@ func TestWalk(t *testing.T) {
 	create("rz1", "raidz1", disk(7), disk(8), disk(9), "log", disk(10), "cache", disk(11), "spare", disk(12))
 	create("dr", "draid1:2d:5c:1s", disk(13), disk(14), disk(15), disk(16), disk(17))
 	pools := []string{"dr", "mir", "r10", "rz1"}
-	capture(t, "01-created", pools...)
+	capture(t, "01-created")
 
 	e := e2e.Start(t, *exporterBin, nil, "--zpool.iostat-interval=1s", "--scrape.timeout=20s")
 
@@ -245,9 +278,16 @@ func TestWalk(t *testing.T) {
 		diff(t, "text", ti, "json", ji)
 	})
 
-	t.Run("kstats move while writing", func(t *testing.T) {
+	t.Run("kstats, disks and CPU move while writing", func(t *testing.T) {
 		dataset := map[string]string{"pool": "mir", "dataset": "mir"}
+		diskLabels := map[string]string{"pool": "mir", "vdev": leaf(1)}
 		before := e.Scrape(t)
+		diskWritten0, ok := before.Get("zfs_disk_write_bytes_total", diskLabels)
+		if !ok {
+			t.Errorf("mir: no zfs_disk_write_bytes_total joined to vdev %s (a whole disk given by its by-id link)", leaf(1))
+		}
+		engine0 := sum(before, "zfs_engine_cpu_seconds_total", nil)
+		host0 := sum(before, "zfs_host_cpu_seconds_total", nil)
 		written0, ok := before.Get("zfs_dataset_write_bytes_total", dataset)
 		if !ok {
 			t.Fatalf("mir: zfs_dataset_write_bytes_total{dataset=mir} missing")
@@ -262,14 +302,22 @@ func TestWalk(t *testing.T) {
 		if txgs := histogramCount(after, "zfs_pool_txg_written_bytes", "mir"); txgs <= txgs0 {
 			t.Errorf("mir: zfs_pool_txg_written_bytes counted %d txgs before and %d after writing", txgs0, txgs)
 		}
+		if written, _ := after.Get("zfs_disk_write_bytes_total", diskLabels); written-diskWritten0 < 32<<20 {
+			t.Errorf("mir: zfs_disk_write_bytes_total{vdev=%s} grew by %v after writing 32 MiB to the mirror", leaf(1), written-diskWritten0)
+		}
+		if engine := sum(after, "zfs_engine_cpu_seconds_total", nil); engine <= engine0 {
+			t.Errorf("zfs_engine_cpu_seconds_total summed over the ZFS thread families went from %v to %v while writing", engine0, engine)
+		}
+		if _, ok := after.Get("zfs_engine_cpu_seconds_total", map[string]string{"family": "txg_sync"}); !ok {
+			t.Errorf("zfs_engine_cpu_seconds_total has no txg_sync family")
+		}
+		if host := sum(after, "zfs_host_cpu_seconds_total", nil); host <= host0 {
+			t.Errorf("zfs_host_cpu_seconds_total summed over modes went from %v to %v", host0, host)
+		}
 		if v, ok := after.Get("zfs_arc_size_bytes", nil); !ok || v <= 0 {
 			t.Errorf("zfs_arc_size_bytes = %v (present %v)", v, ok)
 		}
-		hits := 0.0
-		for _, s := range after.Series("zfs_arc_hits_total", nil) {
-			hits += e2e.Value(s)
-		}
-		if hits == 0 {
+		if sum(after, "zfs_arc_hits_total", nil) == 0 {
 			t.Errorf("zfs_arc_hits_total is 0 for every kind")
 		}
 	})
@@ -277,7 +325,7 @@ func TestWalk(t *testing.T) {
 	t.Run("offline gives degraded", func(t *testing.T) {
 		zpool(t, "offline", "r10", disk(4))
 		m := e.Scrape(t)
-		capture(t, "02-offline", "r10")
+		capture(t, "02-offline")
 		if !is(m, "zfs_vdev_state", map[string]string{"pool": "r10", "vdev": leaf(4), "state": "offline"}) {
 			t.Errorf("r10: zfs_vdev_state{vdev=%s,state=offline} != 1", leaf(4))
 		}
@@ -303,7 +351,7 @@ func TestWalk(t *testing.T) {
 		m := e.WaitFor(t, 30*time.Second, "mir: zfs_scan_state{function=scrub,state=paused} == 1", func(m e2e.Metrics) bool {
 			return is(m, "zfs_scan_state", map[string]string{"pool": "mir", "function": "scrub", "state": "paused"})
 		})
-		capture(t, "03-scrub-paused", "mir")
+		capture(t, "03-scrub-paused")
 		if _, ok := m.Get("zfs_scan_examined_bytes", map[string]string{"pool": "mir", "function": "scrub"}); !ok {
 			t.Errorf("mir: paused scrub has no zfs_scan_examined_bytes")
 		}
@@ -357,10 +405,14 @@ func TestWalk(t *testing.T) {
 	}
 
 	// The host throttles writes to zd18 and zd19 to 1 MiB/s, so that the
-	// resilver and the rebuild onto them run for about a minute.
+	// resilver and the rebuild onto them run for about a minute. zpool
+	// replace waits for its labels to be written to the new disk, behind
+	// the scan's own writes, so it runs in the background while the
+	// exporter watches.
 	t.Run("healing resilver", func(t *testing.T) {
-		zpool(t, "replace", "mir", disk(2), disk(18))
-		capture(t, "04-resilvering", "mir")
+		wait := background(t, "zpool", "replace", "mir", disk(2), disk(18))
+		defer wait()
+		capture(t, "04-resilvering")
 		progress(t, "mir", "resilver")
 		m := e.WaitFor(t, 5*time.Minute, "mir: resilver finished", func(m e2e.Metrics) bool {
 			return is(m, "zfs_scan_state", map[string]string{"pool": "mir", "function": "resilver", "state": "finished"})
@@ -373,8 +425,14 @@ func TestWalk(t *testing.T) {
 	t.Run("sequential rebuild", func(t *testing.T) {
 		// About 45 MiB on mirror-1, for a rebuild of about a minute.
 		writeRandom(t, filepath.Join(mnt, "r10", "more"), 64)
-		zpool(t, "replace", "-s", "r10", disk(6), disk(19))
-		capture(t, "05-rebuilding", "r10")
+		// With the default 64 MiB in flight per disk, the txg that zpool
+		// replace waits for, holding the lock every zpool command needs,
+		// queues behind a minute of rebuild writes: zpool status hangs
+		// that long. 1 MiB in flight keeps it to a second or two.
+		setTunable(t, "zfs_rebuild_vdev_limit", "1048576")
+		wait := background(t, "zpool", "replace", "-s", "r10", disk(6), disk(19))
+		defer wait()
+		capture(t, "05-rebuilding")
 		progress(t, "r10", "rebuild")
 		m := e.WaitFor(t, 5*time.Minute, "r10: rebuild of mirror-1 finished", func(m e2e.Metrics) bool {
 			return is(m, "zfs_scan_state", map[string]string{"pool": "r10", "function": "rebuild", "vdev": "mirror-1", "state": "finished"})
@@ -400,7 +458,7 @@ func TestWalk(t *testing.T) {
 				t.Fatalf("after 2m0s: rz1: spare %s not inuse\nzed: %s\n%s\n%s", leaf(12), zed, status, events)
 			}
 		}
-		capture(t, "06-spare-inuse", "rz1")
+		capture(t, "06-spare-inuse")
 		spares := 0
 		for _, s := range m.Series("zfs_vdev_info", map[string]string{"pool": "rz1", "vdev_type": "spare"}) {
 			if strings.HasPrefix(e2e.Label(s, "vdev"), "spare-") {
@@ -432,7 +490,7 @@ func TestWalk(t *testing.T) {
 		m := e.WaitFor(t, time.Minute, "one: scrub finished", func(m e2e.Metrics) bool {
 			return is(m, "zfs_scan_state", map[string]string{"pool": pool, "function": "scrub", "state": "finished"})
 		})
-		capture(t, "07-data-errors", pool)
+		capture(t, "07-data-errors")
 		if v, ok := m.Get("zfs_pool_data_errors", map[string]string{"pool": pool}); !ok || v <= 0 {
 			t.Errorf("one: zfs_pool_data_errors = %v (present %v), want > 0", v, ok)
 		}
@@ -446,6 +504,115 @@ func TestWalk(t *testing.T) {
 		}
 		keepExposition(t, e, "07-data-errors")
 	})
+
+	t.Run("disk pulled from a failmode=wait pool", func(t *testing.T) {
+		pool := "pulled"
+		zpool(t, "create", "-f", "-o", "failmode=wait", "-m", filepath.Join(mnt, pool), pool, disk(21))
+		writeRandom(t, filepath.Join(mnt, pool, "before"), 8)
+		device := pciDevice(t, disk(21))
+		writeSysfs(t, filepath.Join(device, "remove"), "1")
+		// A write finds the disk gone; with failmode=wait it blocks until
+		// the pool is cleared.
+		writing := background(t, "dd", "if=/dev/urandom", "of="+filepath.Join(mnt, pool, "after"), "bs=1M", "count=8", "conv=fsync", "status=none")
+		suspended := map[string]string{"pool": pool, "state": "suspended"}
+		m := e.WaitFor(t, time.Minute, "pulled: zfs_pool_state{state=suspended} == 1", func(m e2e.Metrics) bool {
+			return is(m, "zfs_pool_state", suspended)
+		})
+		capture(t, "08-suspended")
+		keepExposition(t, e, "08-suspended")
+		if v, ok := m.Get("zfs_exporter_source_up", map[string]string{"source": "zpool_status"}); !ok || v != 1 {
+			t.Errorf("zfs_exporter_source_up{source=zpool_status} = %v (present %v): zpool status answers on a suspended pool", v, ok)
+		}
+
+		// OpenZFS 2.3 answers zpool status, get and list on a suspended
+		// pool; older releases and pools stuck deeper can hang them in
+		// the kernel. A zpool whose status never returns stands in for
+		// that here, over the real pool and its real kstats.
+		hung := filepath.Join(t.TempDir(), "zpool-hung")
+		script := "#!/bin/sh\n[ \"$1\" = status ] && exec sleep 3600\nexec zpool \"$@\"\n"
+		if err := os.WriteFile(hung, []byte(script), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		const deadline = 3 * time.Second
+		h := e2e.Start(t, *exporterBin, nil, "--zpool.command="+hung, "--zpool.iostat-interval=0", "--scrape.timeout="+deadline.String())
+		for i := range 3 {
+			began := time.Now()
+			hm := h.Scrape(t)
+			if took := time.Since(began); took > deadline+2*time.Second {
+				t.Errorf("scrape %d over a hung zpool status took %s, deadline %s", i, took.Round(time.Millisecond), deadline)
+			}
+			if !is(hm, "zfs_pool_state", suspended) {
+				t.Errorf("scrape %d over a hung zpool status: zfs_pool_state{pool=pulled,state=suspended} != 1 (the kstat state file says SUSPENDED)", i)
+			}
+			if v, _ := hm.Get("zfs_exporter_source_up", map[string]string{"source": "zpool_status"}); v != 0 {
+				t.Errorf("scrape %d: zfs_exporter_source_up{source=zpool_status} = %v over a hung zpool status, want 0", i, v)
+			}
+			if !is(hm, "zfs_exporter_source_up", map[string]string{"source": "kstat_pool_state"}) {
+				t.Errorf("scrape %d: zfs_exporter_source_up{source=kstat_pool_state} != 1", i)
+			}
+		}
+		// The runner kills a timed-out zpool and starts no other while it
+		// has not exited: at most the last one may still be going away.
+		out, _ := exec.Command("pgrep", "-fc", "sleep 3600").Output()
+		if n, _ := strconv.Atoi(strings.TrimSpace(string(out))); n > 1 {
+			t.Errorf("%d hung zpool status processes after 3 scrapes, want at most 1", n)
+		}
+
+		// The disk comes back: a PCI rescan finds it, zpool clear resumes
+		// the pool and the blocked write completes.
+		writeSysfs(t, "/sys/bus/pci/rescan", "1")
+		run(t, "udevadm", "settle")
+		zpool(t, "clear", pool)
+		e.WaitFor(t, time.Minute, "pulled: back online after zpool clear", func(m e2e.Metrics) bool {
+			return is(m, "zfs_pool_state", map[string]string{"pool": pool, "state": "online"})
+		})
+		writing()
+	})
+}
+
+// pciDevice returns the sysfs directory of the PCI device behind a disk:
+// writing 1 to its remove file pulls the disk out of the guest.
+func pciDevice(t *testing.T, disk string) string {
+	t.Helper()
+	dev, err := filepath.EvalSymlinks(disk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// /sys/block/vdX/device is the virtio device; its parent the PCI one.
+	virtio, err := filepath.EvalSymlinks(filepath.Join("/sys/block", filepath.Base(dev), "device"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return filepath.Dir(virtio)
+}
+
+// setTunable sets a zfs module parameter for the rest of the test.
+func setTunable(t *testing.T, name, value string) {
+	t.Helper()
+	path := filepath.Join("/sys/module/zfs/parameters", name)
+	old, err := os.ReadFile(path)
+	if err != nil {
+		t.Logf("no tunable %s in this release: %v", name, err)
+		return
+	}
+	writeSysfs(t, path, value)
+	t.Cleanup(func() { writeSysfs(t, path, strings.TrimSpace(string(old))) })
+}
+
+func writeSysfs(t *testing.T, path, value string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(value), 0o200); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// sum adds up the series of name that have the labels given.
+func sum(m e2e.Metrics, name string, labels map[string]string) float64 {
+	total := 0.0
+	for _, s := range m.Series(name, labels) {
+		total += e2e.Value(s)
+	}
+	return total
 }
 
 // histogramCount returns the sample count of a pool's histogram.
