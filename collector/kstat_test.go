@@ -287,6 +287,43 @@ func TestPoolStateFromKstatWhenStatusFails(t *testing.T) {
 	}
 }
 
+// hangingRunner stands for a zpool stuck in the kernel: it answers only
+// when its deadline has passed.
+type hangingRunner struct{}
+
+func (hangingRunner) Run(ctx context.Context, name string, args ...string) ([]byte, error) {
+	<-ctx.Done()
+	return nil, fmt.Errorf("%s %s: %w", name, strings.Join(args, " "), runner.ErrTimeout)
+}
+
+// A zpool that hangs uses up its time, not the scrape's: zpool commands
+// end a little before the scrape's deadline, and the kstat fallback
+// answers in what is left.
+func TestPoolStateFromKstatWhenStatusHangs(t *testing.T) {
+	fsys := kstatCaptures(t, "09-errors-repaired")
+	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	src := NewSource(SourceConfig{Runner: hangingRunner{}, Kstat: fsys, Now: func() time.Time { return testNow }}, logger)
+	e, err := New(src, logger, map[string]bool{"status": true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	fams := gatherFrom(t, e.Scraper(ctx))
+	if ctx.Err() != nil {
+		t.Errorf("the scrape ran past its deadline")
+	}
+	if v, _ := value(fams, "zfs_pool_state", map[string]string{"pool": "r10", "state": "degraded"}); v != 1 {
+		t.Errorf("r10 not degraded from its state kstat while zpool status hangs")
+	}
+	if v, _ := value(fams, "zfs_exporter_source_up", map[string]string{"source": SourceStatus}); v != 0 {
+		t.Errorf("source zpool_status up while it hangs")
+	}
+	if v, _ := value(fams, "zfs_exporter_source_up", map[string]string{"source": SourceKstatState}); v != 1 {
+		t.Errorf("source kstat_pool_state not up")
+	}
+}
+
 // Each committed txg is counted once, however many scrapes see it in the
 // kernel's rolling history.
 func TestTxgHistogramsCountEachTxgOnce(t *testing.T) {

@@ -113,6 +113,25 @@ const (
 	SourceKstatState     = "kstat_pool_state"
 )
 
+// fallbackReserve is the part of a scrape's time that zpool commands leave
+// unused, so that when one hangs (a suspended pool can hang zpool in the
+// kernel) the kstat fallback still has time to answer within the deadline.
+const (
+	fallbackReserveShare = 10 // percent of the time left
+	fallbackReserveMax   = 500 * time.Millisecond
+)
+
+// zpool runs the zpool command with a deadline a little before ctx's.
+func (s *Source) zpool(ctx context.Context, args ...string) ([]byte, error) {
+	if deadline, ok := ctx.Deadline(); ok {
+		reserve := min(time.Until(deadline)*fallbackReserveShare/100, fallbackReserveMax)
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, deadline.Add(-reserve))
+		defer cancel()
+	}
+	return s.cfg.Runner.Run(ctx, s.cfg.Zpool, args...)
+}
+
 // NewSource returns a Source; capabilities are detected on first use.
 func NewSource(cfg SourceConfig, logger *slog.Logger) *Source {
 	if cfg.Zpool == "" {
@@ -184,7 +203,7 @@ func (s *Source) detect(ctx context.Context) (Capabilities, error) {
 	}
 	caps.StatusFormat, caps.StatusArgs = StatusText, []string{"status"}
 	for _, p := range probes {
-		out, err := s.cfg.Runner.Run(ctx, s.cfg.Zpool, p.args...)
+		out, err := s.zpool(ctx, p.args...)
 		if inconclusive(ctx, err) {
 			return caps, fmt.Errorf("detecting zpool capabilities: %w", err)
 		}
@@ -198,7 +217,7 @@ func (s *Source) detect(ctx context.Context) (Capabilities, error) {
 		s.logger.Debug("zpool status form not available", "args", strings.Join(p.args, " "), "err", err)
 	}
 	for _, args := range getForms {
-		_, err := s.cfg.Runner.Run(ctx, s.cfg.Zpool, args...)
+		_, err := s.zpool(ctx, args...)
 		if inconclusive(ctx, err) {
 			return caps, fmt.Errorf("detecting zpool capabilities: %w", err)
 		}
@@ -359,7 +378,7 @@ func (s *Source) readStatus(ctx context.Context) (*zpool.Status, error) {
 		return nil, err
 	}
 	args := caps.StatusArgs
-	out, err := s.cfg.Runner.Run(ctx, s.cfg.Zpool, args...)
+	out, err := s.zpool(ctx, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -408,7 +427,7 @@ func (s *Source) fillMissingStates(ctx context.Context, st *zpool.Status) {
 	if !missing {
 		return
 	}
-	out, err := s.cfg.Runner.Run(ctx, s.cfg.Zpool, "status", "-p")
+	out, err := s.zpool(ctx, "status", "-p")
 	var text *zpool.Status
 	if err == nil {
 		text, err = zpool.ParseStatus(bytes.NewReader(out), s.cfg.Location)
@@ -463,7 +482,7 @@ func (sc *Scrape) readProperties(ctx context.Context) ([]zpool.Property, error) 
 			args = append(args, p.Name)
 		}
 	}
-	out, err := s.cfg.Runner.Run(ctx, s.cfg.Zpool, args...)
+	out, err := s.zpool(ctx, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -483,7 +502,7 @@ func (sc *Scrape) VdevProperties(ctx context.Context, pool string) (props []zpoo
 	if known && !available {
 		return nil, false, nil
 	}
-	out, err := s.cfg.Runner.Run(ctx, s.cfg.Zpool, "get", "-Hp", "all", pool, "all-vdevs")
+	out, err := s.zpool(ctx, "get", "-Hp", "all", pool, "all-vdevs")
 	if !known {
 		if inconclusive(ctx, err) {
 			return nil, false, err

@@ -92,7 +92,7 @@ func (c statusCollector) Update(ctx context.Context, s *Scrape, ch chan<- promet
 func (c statusCollector) fallBackToKstat(ctx context.Context, ch chan<- prometheus.Metric) {
 	reader := c.source.kstatReader()
 	if reader == nil || ctx.Err() != nil {
-		return
+		return // zpool commands leave time for this: see Source.zpool
 	}
 	states, err := reader.poolStates(ctx)
 	if err == nil && len(states) == 0 {
