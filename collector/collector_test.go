@@ -382,3 +382,31 @@ func TestActiveSpareExportedOnceFromVdevProperties(t *testing.T) {
 		t.Errorf("virtio-zd12 has %d I/O series, want 4", zd12)
 	}
 }
+
+// The test bed's guest pulled the only disk of a failmode=wait pool: it is
+// suspended while its vdevs still read ONLINE with the read errors that
+// suspended it.
+func TestSuspendedPoolFromGuest(t *testing.T) {
+	replay, err := runner.NewReplayWithOptions("internal/zpool/testdata/openzfs-2.3-guest", runner.ReplayOptions{Scenarios: []string{"08-suspended"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, _ := replayExporter(t, replay, 0)
+	fams := gather(t, e)
+	for _, c := range []struct {
+		name   string
+		labels map[string]string
+		want   float64
+	}{
+		{"zfs_pool_state", map[string]string{"pool": "pulled", "state": "suspended"}, 1},
+		{"zfs_pool_state", map[string]string{"pool": "pulled", "state": "online"}, 0},
+		{"zfs_pool_data_errors", map[string]string{"pool": "pulled"}, 1},
+		{"zfs_vdev_read_errors_total", map[string]string{"pool": "pulled", "vdev": "virtio-zd21"}, 3},
+		{"zfs_pool_state", map[string]string{"pool": "mir", "state": "online"}, 1},
+		{"zfs_exporter_collector_success", map[string]string{"collector": "vdev_io"}, 1},
+	} {
+		if got, ok := value(fams, c.name, c.labels); !ok || got != c.want {
+			t.Errorf("%s%v = %v (present %v), want %v", c.name, c.labels, got, ok, c.want)
+		}
+	}
+}
