@@ -30,6 +30,10 @@ const (
 	DefaultKillGrace = time.Second
 )
 
+// reapWait is how long a caller whose deadline killed its command waits
+// to see the process exit before it gets its error.
+const reapWait = 100 * time.Millisecond
+
 // ExecOptions configures an Exec. The zero value is usable.
 type ExecOptions struct {
 	// MaxOutput bounds stdout, in bytes; a command writing more fails with
@@ -38,8 +42,10 @@ type ExecOptions struct {
 	// MaxStderr bounds the stderr kept for error messages, in bytes; the
 	// rest is dropped. Default DefaultMaxStderr.
 	MaxStderr int
-	// KillGrace is how long a killed command may take to be reaped before
-	// Run returns without it. Default DefaultKillGrace.
+	// KillGrace bounds the waits around a command's end: for its output
+	// pipes after it exits, and (at most reapWait of it) for a killed
+	// command to be reaped before Run returns without it. Default
+	// DefaultKillGrace.
 	KillGrace time.Duration
 	// Timeout, if set, bounds every run, also when the context has no
 	// deadline or a later one.
@@ -232,10 +238,14 @@ func (e *Exec) execute(ctx context.Context, s *slot, start time.Time, name strin
 		return
 	}
 	p.kill()
-	reaped := p.waitExit(e.grace)
+	// The caller is past its deadline already: wait only a moment for the
+	// exit. A process stuck in the kernel keeps its command line taken
+	// until it exits (settle), without holding up the caller.
+	wait := min(e.grace, reapWait)
+	reaped := p.waitExit(wait)
 	note := fmt.Sprintf("killed process group %d", p.pid)
 	if !reaped {
-		note += fmt.Sprintf(", which has not exited %s later", e.grace)
+		note += fmt.Sprintf(", which has not exited %s later", wait)
 	}
 	err = &Error{Command: s.line, ExitCode: -1, Stderr: stderr.String(), Err: fmt.Errorf("%w; %s", stop, note)}
 	e.publish(s, start, nil, err, reaped)
