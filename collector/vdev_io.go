@@ -122,6 +122,7 @@ func collectVdevIOProperties(p *zpool.Pool, props []zpool.Property, ch chan<- pr
 		}
 		values[name][prop.Property] = v
 	}
+	poolRowFromTopLevel(p.Root, values)
 	// An active hot spare has one row in the vdev properties but two
 	// places in the tree: it is sent once.
 	walkVdevsOnce(p.Root, func(v *zpool.Vdev, _ string, _ *zpool.Vdev) {
@@ -130,6 +131,31 @@ func collectVdevIOProperties(p *zpool.Pool, props []zpool.Property, ch chan<- pr
 		}
 	})
 	return bad
+}
+
+// poolRowFromTopLevel fills the pool's own row when its vdev properties
+// read 0 (OpenZFS 2.2 and 2.3 keep no counters in root-0): the sum of the
+// top-level vdevs the pool writes to, as the pool row of zpool iostat
+// shows it; cache devices and spares are not under the root.
+func poolRowFromTopLevel(root *zpool.Vdev, values map[string]map[string]float64) {
+	for _, v := range values[root.Name] {
+		if v != 0 {
+			return
+		}
+	}
+	sum := map[string]float64{}
+	for _, top := range root.Children {
+		m, ok := values[top.Name]
+		if !ok || top.Class == zpool.ClassCache || top.Class == zpool.ClassSpare {
+			continue
+		}
+		for prop, v := range m {
+			sum[prop] += v
+		}
+	}
+	if len(sum) == len(vdevIOProperty) {
+		values[root.Name] = sum
+	}
 }
 
 var vdevIOProperty = map[string]bool{"read_bytes": true, "write_bytes": true, "read_ops": true, "write_ops": true}
