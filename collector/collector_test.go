@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -408,5 +409,38 @@ func TestSuspendedPoolFromGuest(t *testing.T) {
 		if got, ok := value(fams, c.name, c.labels); !ok || got != c.want {
 			t.Errorf("%s%v = %v (present %v), want %v", c.name, c.labels, got, ok, c.want)
 		}
+	}
+}
+
+// A healing resilver and a sequential rebuild in progress, captured in the
+// test bed's guest: the figures that follow a running scan.
+func TestRunningScansFromGuest(t *testing.T) {
+	scenarios := []string{"04-resilvering", "05-rebuilding"}
+	replay, err := runner.NewReplayWithOptions("internal/zpool/testdata/openzfs-2.3-guest", runner.ReplayOptions{Scenarios: scenarios})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, _ := replayExporter(t, replay, 0)
+	running := []map[string]string{
+		{"pool": "mir", "function": "resilver", "vdev": ""},
+		{"pool": "r10", "function": "rebuild", "vdev": "mirror-1"},
+	}
+	for i, scenario := range scenarios {
+		t.Run(scenario, func(t *testing.T) {
+			fams := gather(t, e)
+			compareGolden(t, filepath.Join("testdata", "openzfs-2.3-guest-"+scenario+".prom"), exposition(t, fams))
+			scan := running[i]
+			state := map[string]string{"state": "scanning"}
+			maps.Copy(state, scan)
+			if v, _ := value(fams, "zfs_scan_state", state); v != 1 {
+				t.Errorf("%v not scanning", scan)
+			}
+			for _, name := range []string{"zfs_scan_progress_ratio", "zfs_scan_issue_rate_bytes_per_second", "zfs_scan_issued_bytes", "zfs_scan_total_bytes"} {
+				if v, ok := value(fams, name, scan); !ok || v <= 0 {
+					t.Errorf("%s%v = %v (present %v)", name, scan, v, ok)
+				}
+			}
+		})
+		replay.Advance()
 	}
 }
