@@ -7,7 +7,7 @@ LDFLAGS   := -X github.com/prometheus/common/version.Version=$(VERSION) \
              -X github.com/prometheus/common/version.Revision=$(REVISION) \
              -X github.com/prometheus/common/version.Branch=main
 
-.PHONY: build cross test test-short test-all testbed check fmt vet staticcheck bench fuzz
+.PHONY: build cross test test-short test-all testbed mixin check fmt vet staticcheck bench fuzz
 
 # Every OS the exporter runs on; a build-tag mistake fails here.
 PLATFORMS ?= linux/amd64 linux/arm64 freebsd/amd64 illumos/amd64 solaris/amd64
@@ -25,9 +25,11 @@ cross:
 # a replay; tests that need zfs-fuse, root or promtool are skipped.
 test-short:
 	$(GO) test -short -count=1 ./...
+	cd dashboards && $(GO) test -short -count=1 ./...
 
 test:
 	$(GO) test -count=1 ./...
+	cd dashboards && $(GO) test -count=1 ./...
 
 # Everything, as CI runs it (root: installs and starts zfs-fuse).
 test-all:
@@ -39,6 +41,10 @@ ZPE_OPENZFS ?= 2.3,2.1
 testbed:
 	ZPE_OPENZFS=$(ZPE_OPENZFS) $(GO) test -tags testbed -count=1 -timeout 120m -v -run TestOpenZFSWalk ./testbed/openzfs/
 
+# Rewrites the dashboards and rules in dashboards/out from their Go code.
+mixin:
+	cd dashboards && $(GO) run ./cmd/mixin
+
 check: fmt vet staticcheck
 
 fmt:
@@ -47,10 +53,12 @@ fmt:
 vet:
 	$(GO) vet ./...
 	$(GO) vet -tags openzfsguest,testbed ./testbed/...
+	cd dashboards && $(GO) vet ./...
 
 staticcheck:
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) ./...
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) -tags openzfsguest,testbed ./testbed/...
+	cd dashboards && $(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) ./...
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./collector/...

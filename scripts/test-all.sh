@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs the whole test suite: gofmt, go vet, staticcheck, the unit tests, the
 # end-to-end tests against real zfs-fuse pools with promtool checking the
-# exposition, and the walk on real OpenZFS 2.3 in a qemu guest. Run it as
+# exposition, the dashboards and rules, and the walk on real OpenZFS 2.3 in
+# a qemu guest. Run it as
 # root on Debian: it installs zfs-fuse, prometheus (for promtool), qemu and
 # debootstrap when missing, starts the zfs-fuse daemon when none runs, and
 # stops the daemon again if it started it. ZPE_OPENZFS chooses the OpenZFS
@@ -48,6 +49,8 @@ fi
 
 make check cross
 go test -count=1 -timeout 30m ./...
+# The dashboards and rules, a module of their own (promtool checks them).
+(cd dashboards && go test -count=1 -timeout 10m ./...)
 
 # The OpenZFS guest: builds its image on the first run (about 15 minutes on
 # 2 cores, then cached), then the walk (about 11 minutes).

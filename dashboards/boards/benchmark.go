@@ -1,0 +1,93 @@
+package boards
+
+import (
+	"fmt"
+
+	"github.com/grafana/grafana-foundation-sdk/go/dashboard"
+
+	"github.com/zpool-exporter/zpool_exporter/dashboards/config"
+)
+
+// benchmarkWindowMetric is 1 while a benchmark run is going on. The
+// exporter does not serve it yet; until it does the annotation draws
+// nothing, and the contract test leaves annotations out.
+const benchmarkWindowMetric = "zfs_benchmark_window_active"
+
+// benchmarkBoard is what to watch during a bonnie++, fio or dd run: pool
+// and vdev throughput, what the CPU and the ZFS threads pay for it, the
+// ARC, and how long transaction groups take to sync.
+func benchmarkBoard(cfg config.Config) (dashboard.Dashboard, error) {
+	b := newBoard(cfg, "zfs-benchmark", "ZFS / Benchmark",
+		"Pool and vdev throughput, host and ZFS CPU, ARC hit ratio and txg sync time side by side, for reading during a benchmark run; benchmark windows are annotations. Every rate here is over $__rate_interval rather than the 5m recorded series, so that a run of a minute or two shows as it happened.", "benchmark")
+	s := b.s
+	b.Refresh("10s").Time("now-30m", "now")
+
+	b.annotation("Benchmark windows", "purple",
+		fmt.Sprintf(`%s%s == 1`, benchmarkWindowMetric, s.host()),
+		"Benchmark", "benchmark running on {{instance}}", "instance")
+
+	b.row("Throughput")
+	b.WithPanel(b.timeseries("Pool bandwidth",
+		"Bytes per second each pool read from and wrote to its vdevs: the pool row of zpool iostat, the sum of its top-level vdevs without cache and spares. It counts redundancy: a two-way mirror shows twice what the application wrote, raidz adds parity.",
+		"Bps", 12, 8,
+		q(s.poolRate("zfs_vdev_read_bytes_total"), "{{pool}} read"),
+		q(s.poolRate("zfs_vdev_write_bytes_total"), "{{pool}} write")))
+	b.WithPanel(b.timeseries("Pool operations",
+		"Read and write operations per second of each pool: the pool row of zpool iostat, summed over its top-level vdevs without cache and spares.",
+		"iops", 12, 8,
+		q(s.poolRate("zfs_vdev_read_operations_total"), "{{pool}} read"),
+		q(s.poolRate("zfs_vdev_write_operations_total"), "{{pool}} write")))
+	b.WithPanel(b.timeseries("Vdev bandwidth",
+		"Bytes per second read and written by each top-level vdev: lines close together mean the layout spreads the load evenly.",
+		"Bps", 12, 8,
+		q(s.vdevRate("zfs_vdev_read_bytes_total", s.topLevel()), "{{pool}} {{vdev}} read"),
+		q(s.vdevRate("zfs_vdev_write_bytes_total", s.topLevel()), "{{pool}} {{vdev}} write")))
+	b.WithPanel(b.timeseries("Vdev operations",
+		"Read and write operations per second of each top-level vdev.",
+		"iops", 12, 8,
+		q(s.vdevRate("zfs_vdev_read_operations_total", s.topLevel()), "{{pool}} {{vdev}} read"),
+		q(s.vdevRate("zfs_vdev_write_operations_total", s.topLevel()), "{{pool}} {{vdev}} write")))
+	b.WithPanel(b.timeseries("Logical and physical writes",
+		"What file systems and zvols wrote (logical, OpenZFS 2.3+) against what the pool wrote to its vdevs: the ratio shows compression and redundancy at work.",
+		"Bps", 12, 8,
+		q(fmt.Sprintf(`sum by (instance, pool) (rate(zfs_pool_logical_write_bytes_total%s[$__rate_interval]))`, s.pool()), "{{pool}} logical"),
+		q(s.poolRate("zfs_vdev_write_bytes_total"), "{{pool}} physical")))
+	b.WithPanel(b.timeseries("Disk busy",
+		"Share of time each disk had I/O in flight (iostat %b). Disks at 100% are the limit; disks well below it while throughput is flat point at the CPU or the txg sync.",
+		"percentunit", 12, 8,
+		q(fmt.Sprintf(`rate(zfs_disk_io_time_seconds_total%s[$__rate_interval])`, s.pool()), "{{pool}} {{vdev}} ({{device}})")).
+		Min(0).Max(1))
+
+	b.row("CPU")
+	b.WithPanel(b.stacked("Host CPU busy",
+		"Share of the host's CPU time spent in each mode but idle, stacked: the top of the stack is how busy the host is. iowait is time idle with I/O outstanding.",
+		"percentunit", 12, 8,
+		q(fmt.Sprintf(`sum by (instance, mode) (rate(zfs_host_cpu_seconds_total%s[$__rate_interval])) / on(instance) group_left() sum by (instance) (rate(zfs_host_cpu_seconds_total%s[$__rate_interval]))`,
+			s.host(`mode!="idle"`), s.host()), "{{instance}} {{mode}}")).
+		Min(0).Max(1))
+	b.WithPanel(b.stacked("ZFS engine CPU",
+		"CPU seconds per second (cores) used by each family of ZFS threads: z_wr_iss compresses and checksums writes, z_rd_int verifies and decompresses reads, txg_sync writes transaction groups; zfskern on FreeBSD, zpool-POOL on illumos, the zfs-fuse daemon.",
+		"short", 12, 8,
+		q(fmt.Sprintf(`sum by (instance, family) (rate(zfs_engine_cpu_seconds_total%s[$__rate_interval]))`, s.host()), "{{instance}} {{family}}")))
+
+	b.row("ARC and transaction groups")
+	b.WithPanel(b.timeseries("ARC hit ratio",
+		"Share of ARC lookups that hit, overall and per kind (demand or prefetch, data or metadata). A benchmark larger than the ARC should see it fall; one that fits measures memory, not disks.",
+		"percentunit", 8, 8,
+		q(fmt.Sprintf(`sum by (instance) (rate(zfs_arc_hits_total%s[$__rate_interval])) / (sum by (instance) (rate(zfs_arc_hits_total%s[$__rate_interval])) + sum by (instance) (rate(zfs_arc_misses_total%s[$__rate_interval])))`,
+			s.host(), s.host(), s.host()), "{{instance}} all"),
+		q(fmt.Sprintf(`sum by (instance, kind) (rate(zfs_arc_hits_total%s[$__rate_interval])) / (sum by (instance, kind) (rate(zfs_arc_hits_total%s[$__rate_interval])) + sum by (instance, kind) (rate(zfs_arc_misses_total%s[$__rate_interval])))`,
+			s.host(), s.host(), s.host()), "{{instance}} {{kind}}")).
+		Min(0).Max(1))
+	b.WithPanel(b.timeseries("Txg sync time",
+		"How long each pool took to sync a transaction group: the 99th percentile and the mean. Syncs longer than zfs_txg_timeout (5 s) mean writes arrive faster than the disks take them.",
+		"s", 8, 8,
+		q(fmt.Sprintf(`histogram_quantile(0.99, sum by (instance, pool, le) (rate(zfs_pool_txg_sync_seconds_bucket%s[$__rate_interval])))`, s.pool()), "{{pool}} p99"),
+		q(fmt.Sprintf(`sum by (instance, pool) (rate(zfs_pool_txg_sync_seconds_sum%s[$__rate_interval])) / sum by (instance, pool) (rate(zfs_pool_txg_sync_seconds_count%s[$__rate_interval]))`, s.pool(), s.pool()), "{{pool}} mean")))
+	b.WithPanel(b.timeseries("Write throttle",
+		"Transactions per second that the write throttle delayed (dirty_delay, dirty_throttle), that hit zfs_dirty_data_max (dirty_over_max) or waited for the log (wrlog_delay).",
+		"ops", 8, 8,
+		q(fmt.Sprintf(`sum by (instance, result) (rate(zfs_dmu_tx_total%s[$__rate_interval]))`, s.host(`result=~"dirty_.*|wrlog_delay"`)), "{{instance}} {{result}}")))
+
+	return b.Build()
+}

@@ -1,0 +1,420 @@
+// Package boards builds the mixin's Grafana dashboards with the Grafana
+// foundation SDK. Files returns their JSON; cmd/mixin writes it to
+// out/dashboards, where it is committed.
+package boards
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/grafana/grafana-foundation-sdk/go/cog"
+	"github.com/grafana/grafana-foundation-sdk/go/common"
+	"github.com/grafana/grafana-foundation-sdk/go/dashboard"
+	"github.com/grafana/grafana-foundation-sdk/go/prometheus"
+	"github.com/grafana/grafana-foundation-sdk/go/stat"
+	"github.com/grafana/grafana-foundation-sdk/go/table"
+	"github.com/grafana/grafana-foundation-sdk/go/timeseries"
+
+	"github.com/zpool-exporter/zpool_exporter/dashboards/config"
+)
+
+// Board is one generated dashboard.
+type Board struct {
+	// File is the name under out/dashboards.
+	File string
+	// UID is the dashboard's uid: links and provisioning rely on it, so
+	// it never changes.
+	UID   string
+	Build func(config.Config) (dashboard.Dashboard, error)
+}
+
+// Boards lists the dashboards in a fixed order.
+func Boards() []Board {
+	return []Board{
+		{"zfs-pools.json", "zfs-pools", poolsBoard},
+		{"zfs-io.json", "zfs-io", ioBoard},
+		{"zfs-benchmark.json", "zfs-benchmark", benchmarkBoard},
+		{"zfs-scans.json", "zfs-scans", scansBoard},
+	}
+}
+
+// Files returns each dashboard's JSON by file name.
+func Files(cfg config.Config) (map[string][]byte, error) {
+	files := make(map[string][]byte)
+	for _, b := range Boards() {
+		d, err := b.Build(cfg)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", b.File, err)
+		}
+		if d.Uid == nil || *d.Uid != b.UID {
+			return nil, fmt.Errorf("%s: uid is not %q", b.File, b.UID)
+		}
+		data, err := json.MarshalIndent(d, "", "  ")
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", b.File, err)
+		}
+		files[b.File] = append(data, '\n')
+	}
+	return files, nil
+}
+
+// dsVar is the datasource variable every panel, target, variable and
+// annotation reads from.
+const dsVar = "datasource"
+
+func datasource() common.DataSourceRef {
+	return common.DataSourceRef{Type: cog.ToPtr("prometheus"), Uid: cog.ToPtr("${" + dsVar + "}")}
+}
+
+// sel writes label selectors: the configured job selector, then the
+// dashboard's instance and, for pool-scoped metrics, pool variables.
+type sel struct{ base string }
+
+func (s sel) join(parts []string, extra []string) string {
+	var all []string
+	if s.base != "" {
+		all = append(all, s.base)
+	}
+	all = append(all, parts...)
+	all = append(all, extra...)
+	return "{" + strings.Join(all, ", ") + "}"
+}
+
+// pool selects a pool-scoped metric of the chosen instances and pools.
+func (s sel) pool(extra ...string) string {
+	return s.join([]string{`instance=~"$instance"`, `pool=~"$pool"`}, extra)
+}
+
+// host selects a host-wide metric (ARC, CPU) of the chosen instances.
+func (s sel) host(extra ...string) string {
+	return s.join([]string{`instance=~"$instance"`}, extra)
+}
+
+// topLevel selects the top-level vdevs (mirror-0, raidz1-1, a single
+// disk, log, cache and spare devices): those whose parent is the pool's
+// root vdev, the vdev named after the pool. zfs_vdev_info carries the
+// parent's name, so the root's own name is copied into "parent" to match.
+func (s sel) topLevel(extra ...string) string {
+	return fmt.Sprintf(`zfs_vdev_info%s * on(instance, pool, parent) group_left() label_replace(zfs_vdev_info%s, "parent", "$1", "vdev", "(.+)")`,
+		s.pool(extra...), s.pool(`vdev_type="root"`))
+}
+
+// leaves selects the vdevs that are nobody's parent (disks, files, and a
+// pool's single-disk top-level vdevs).
+func (s sel) leaves() string {
+	return fmt.Sprintf(`zfs_vdev_info%s unless on(instance, pool, vdev) label_replace(zfs_vdev_info%s, "vdev", "$1", "parent", "(.+)")`,
+		s.pool(), s.pool())
+}
+
+// vdevRate is the rate of a vdev counter, kept for the vdevs in set (from
+// topLevel or leaves), with the given zfs_vdev_info labels copied over.
+func (s sel) vdevRate(metric, set string, labels ...string) string {
+	return fmt.Sprintf("rate(%s%s[$__rate_interval]) * on(instance, pool, vdev) group_left(%s) (%s)",
+		metric, s.pool(), strings.Join(labels, ", "), set)
+}
+
+// poolRate is a pool's rate of a vdev counter: the sum over its top-level
+// vdevs but cache and spare devices, which is the pool row of zpool
+// iostat. The pool's own (root) vdev cannot stand in for it: where the
+// counters come from vdev properties (OpenZFS 2.2+), its row reads 0.
+func (s sel) poolRate(metric string) string {
+	return fmt.Sprintf("sum by (instance, pool) (%s)", s.vdevRate(metric, s.topLevel(`class!~"cache|spare"`)))
+}
+
+// recorded selects a series of the recording rules (config/records.go);
+// they keep the job and instance labels, so the same selector applies.
+func (s sel) recorded(name string) string { return name + s.pool() }
+
+// query is one Prometheus target.
+type query struct {
+	expr, legend string
+	// table asks for an instant query in table format, for table panels.
+	table bool
+}
+
+func q(expr, legend string) query { return query{expr: expr, legend: legend} }
+
+func tq(expr string) query { return query{expr: expr, table: true} }
+
+func (qu query) build(ref string) *prometheus.DataqueryBuilder {
+	b := prometheus.NewDataqueryBuilder().
+		Datasource(datasource()).
+		RefId(ref).
+		Expr(qu.expr)
+	if qu.table {
+		return b.Instant().Format(prometheus.PromQueryFormatTable)
+	}
+	b = b.Range()
+	if qu.legend != "" {
+		b = b.LegendFormat(qu.legend)
+	}
+	return b
+}
+
+// cell is a value column of a table: one number per row, carrying only
+// the labels that identify the row, so that Grafana's merge puts it on its
+// row (a metric name left on it would be one more label to match).
+func cell(keys, expr string) query { return tq(fmt.Sprintf("max by (%s) (%s)", keys, expr)) }
+
+// Keys of the rows of the tables: a pool, a vdev, a scan.
+const (
+	poolKeys = "job, instance, pool"
+	vdevKeys = "job, instance, pool, vdev"
+	scanKeys = "job, instance, pool, function, vdev"
+)
+
+func refID(i int) string { return string(rune('A' + i)) }
+
+// board wraps the SDK's dashboard builder: it numbers panels and gives
+// every dashboard the same variables, time range and links.
+type board struct {
+	*dashboard.DashboardBuilder
+	cfg config.Config
+	s   sel
+	id  uint32
+}
+
+func newBoard(cfg config.Config, uid, title, description string, tags ...string) *board {
+	s := sel{base: cfg.Selector}
+	d := dashboard.NewDashboardBuilder(title).
+		Uid(uid).
+		Description(description).
+		Tags(append([]string{"zfs"}, tags...)).
+		Editable().
+		Tooltip(dashboard.DashboardCursorSyncCrosshair).
+		Time("now-6h", "now").
+		Refresh("30s").
+		Timezone("browser").
+		Link(dashboard.NewDashboardLinkBuilder("ZFS").
+			Type(dashboard.DashboardLinkTypeDashboards).
+			Tags([]string{"zfs"}).
+			AsDropdown(true).
+			IncludeVars(true).
+			KeepTime(true)).
+		WithVariable(dashboard.NewDatasourceVariableBuilder(dsVar).
+			Label("Data source").
+			Type("prometheus")).
+		WithVariable(queryVar("instance", "Instance",
+			fmt.Sprintf("label_values(zfs_pool_state%s, instance)", s.join(nil, nil)))).
+		WithVariable(queryVar("pool", "Pool",
+			fmt.Sprintf("label_values(zfs_pool_state%s, pool)", s.host())))
+	return &board{DashboardBuilder: d, cfg: cfg, s: s}
+}
+
+func queryVar(name, label, query string) *dashboard.QueryVariableBuilder {
+	return dashboard.NewQueryVariableBuilder(name).
+		Label(label).
+		Datasource(datasource()).
+		Query(dashboard.StringOrMap{String: cog.ToPtr(query)}).
+		Definition(query).
+		Refresh(dashboard.VariableRefreshOnTimeRangeChanged).
+		Sort(dashboard.VariableSortAlphabeticalAsc).
+		Multi(true).
+		IncludeAll(true).
+		AllValue(".+").
+		Current(dashboard.VariableOption{
+			Text:  dashboard.StringOrArrayOfString{String: cog.ToPtr("All")},
+			Value: dashboard.StringOrArrayOfString{String: cog.ToPtr("$__all")},
+		})
+}
+
+func (b *board) nextID() uint32 { b.id++; return b.id }
+
+func (b *board) row(title string) {
+	b.WithRow(dashboard.NewRowBuilder(title).Id(b.nextID()))
+}
+
+// annotation draws the moments expr is non-zero, with the datasource
+// variable like every panel.
+func (b *board) annotation(name, color, expr, title, text, tags string) {
+	b.Annotation(dashboard.NewAnnotationQueryBuilder().
+		Name(name).
+		Datasource(datasource()).
+		Enable(true).
+		IconColor(color).
+		Expr(expr).
+		Step("1m").
+		TitleFormat(title).
+		TextFormat(text).
+		TagKeys(tags))
+}
+
+// timeseries starts a graph panel; callers add panel-specific options.
+func (b *board) timeseries(title, description, unit string, w, h uint32, qs ...query) *timeseries.PanelBuilder {
+	p := timeseries.NewPanelBuilder().
+		Id(b.nextID()).
+		Title(title).
+		Description(description).
+		Datasource(datasource()).
+		Unit(unit).
+		Span(w).
+		Height(h).
+		FillOpacity(10).
+		ShowPoints(common.VisibilityModeNever).
+		Legend(common.NewVizLegendOptionsBuilder().
+			DisplayMode(common.LegendDisplayModeTable).
+			Placement(common.LegendPlacementBottom).
+			ShowLegend(true).
+			Calcs([]string{"mean", "max", "lastNotNull"})).
+		Tooltip(common.NewVizTooltipOptionsBuilder().
+			Mode(common.TooltipDisplayModeMulti).
+			Sort(common.SortOrderDescending))
+	for i, qu := range qs {
+		p = p.WithTarget(qu.build(refID(i)))
+	}
+	return p
+}
+
+// stacked is a time series whose series add up (bandwidth of the vdevs
+// of a pool, CPU by mode).
+func (b *board) stacked(title, description, unit string, w, h uint32, qs ...query) *timeseries.PanelBuilder {
+	return b.timeseries(title, description, unit, w, h, qs...).
+		FillOpacity(40).
+		Stacking(common.NewStackingConfigBuilder().Mode(common.StackingModeNormal))
+}
+
+func (b *board) stat(title, description, unit string, w, h uint32, qs ...query) *stat.PanelBuilder {
+	p := stat.NewPanelBuilder().
+		Id(b.nextID()).
+		Title(title).
+		Description(description).
+		Datasource(datasource()).
+		Unit(unit).
+		Span(w).
+		Height(h).
+		Orientation(common.VizOrientationAuto).
+		ColorMode(common.BigValueColorModeBackground).
+		GraphMode(common.BigValueGraphModeNone).
+		ReduceOptions(common.NewReduceDataOptionsBuilder().Calcs([]string{"lastNotNull"}))
+	for i, qu := range qs {
+		p = p.WithTarget(qu.build(refID(i)))
+	}
+	return p
+}
+
+// col is one column of a table: a label or a "Value #X" field, the title
+// it is shown with, and its own unit, colours or mappings.
+type col struct {
+	field, title string
+	props        []dashboard.DynamicConfigValue
+}
+
+// table builds a table from instant queries in table format: the first
+// query gives the rows (its labels are the columns), the others add a
+// value column each ("Value #B"...), merged on the labels they share.
+// cols are shown in order; hide names the other columns to drop.
+func (b *board) table(title, description string, w, h uint32, qs []query, cols []col, hide ...string) *table.PanelBuilder {
+	p := table.NewPanelBuilder().
+		Id(b.nextID()).
+		Title(title).
+		Description(description).
+		Datasource(datasource()).
+		Unit("short").
+		Span(w).
+		Height(h).
+		CellHeight(common.TableCellHeightSm).
+		Footer(common.NewTableFooterOptionsBuilder().Show(false).Reducer([]string{"sum"}))
+	for i, qu := range qs {
+		qu.table = true
+		p = p.WithTarget(qu.build(refID(i)))
+	}
+	exclude := map[string]bool{"Time": true, "job": true, "__name__": true}
+	for _, c := range hide {
+		exclude[c] = true
+	}
+	index := map[string]int{}
+	for i, c := range cols {
+		index[c.field] = i
+	}
+	if len(qs) > 1 {
+		p = p.WithTransformation(dashboard.DataTransformerConfig{Id: "merge", Options: map[string]any{}})
+	}
+	p = p.WithTransformation(dashboard.DataTransformerConfig{Id: "organize", Options: map[string]any{
+		"excludeByName": exclude,
+		"indexByName":   index,
+		"renameByName":  map[string]string{},
+	}})
+	for _, c := range cols {
+		props := c.props
+		if c.title != "" && c.title != c.field {
+			props = append([]dashboard.DynamicConfigValue{{Id: "displayName", Value: c.title}}, props...)
+		}
+		if len(props) > 0 {
+			p = p.OverrideByName(c.field, props)
+		}
+	}
+	return p
+}
+
+// unit and friends are override properties for one column of a table.
+func unit(u string) dashboard.DynamicConfigValue {
+	return dashboard.DynamicConfigValue{Id: "unit", Value: u}
+}
+
+func colorBackground() dashboard.DynamicConfigValue {
+	return dashboard.DynamicConfigValue{Id: "custom.cellOptions", Value: map[string]any{"type": "color-background"}}
+}
+
+func colorText() dashboard.DynamicConfigValue {
+	return dashboard.DynamicConfigValue{Id: "custom.cellOptions", Value: map[string]any{"type": "color-text"}}
+}
+
+func mappings(m []dashboard.ValueMapping) dashboard.DynamicConfigValue {
+	return dashboard.DynamicConfigValue{Id: "mappings", Value: m}
+}
+
+func thresholds(steps ...dashboard.Threshold) dashboard.DynamicConfigValue {
+	return dashboard.DynamicConfigValue{Id: "thresholds", Value: dashboard.ThresholdsConfig{Mode: dashboard.ThresholdsModeAbsolute, Steps: steps}}
+}
+
+func thresholdsBuilder(steps ...dashboard.Threshold) *dashboard.ThresholdsConfigBuilder {
+	return dashboard.NewThresholdsConfigBuilder().Mode(dashboard.ThresholdsModeAbsolute).Steps(steps)
+}
+
+// step is a threshold from value on; base is the colour below the first.
+func step(value float64, color string) dashboard.Threshold {
+	return dashboard.Threshold{Value: cog.ToPtr(value), Color: color}
+}
+
+func base(color string) dashboard.Threshold { return dashboard.Threshold{Color: color} }
+
+// stateMap colours state words the way zpool status reads: healthy green,
+// degraded orange, gone red, offline blue (an operator's choice),
+// suspended purple (I/O is blocked); spares avail green and inuse yellow.
+func stateMap() []dashboard.ValueMapping {
+	return textMap([][3]string{
+		{"online", "ONLINE", "green"},
+		{"degraded", "DEGRADED", "orange"},
+		{"faulted", "FAULTED", "red"},
+		{"unavail", "UNAVAIL", "red"},
+		{"removed", "REMOVED", "red"},
+		{"offline", "OFFLINE", "blue"},
+		{"suspended", "SUSPENDED", "purple"},
+		{"avail", "AVAIL", "green"},
+		{"inuse", "INUSE", "yellow"},
+	})
+}
+
+// scanStateMap colours zfs_scan_state's state label.
+func scanStateMap() []dashboard.ValueMapping {
+	return textMap([][3]string{
+		{"scanning", "scanning", "blue"},
+		{"paused", "paused", "orange"},
+		{"finished", "finished", "green"},
+		{"canceled", "canceled", "red"},
+	})
+}
+
+func textMap(rows [][3]string) []dashboard.ValueMapping {
+	opts := map[string]dashboard.ValueMappingResult{}
+	for i, r := range rows {
+		opts[r[0]] = dashboard.ValueMappingResult{Text: cog.ToPtr(r[1]), Color: cog.ToPtr(r[2]), Index: cog.ToPtr(int32(i))}
+	}
+	return []dashboard.ValueMapping{{ValueMap: &dashboard.ValueMap{Type: dashboard.MappingTypeValueToText, Options: opts}}}
+}
+
+// sortBy sorts a table by a column's shown title.
+func sortBy(title string) []cog.Builder[common.TableSortByFieldState] {
+	return []cog.Builder[common.TableSortByFieldState]{common.NewTableSortByFieldStateBuilder().DisplayName(title)}
+}

@@ -1,0 +1,248 @@
+package boards_test
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// promtool finds promtool; without it the test is skipped, except in CI.
+func promtool(t *testing.T) string {
+	t.Helper()
+	path, err := exec.LookPath("promtool")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("promtool is needed in CI (Debian package prometheus): %v", err)
+		}
+		t.Skipf("promtool not found (Debian package prometheus): %v", err)
+	}
+	return path
+}
+
+var sample = regexp.MustCompile(`^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})?\s+(\S+)$`)
+
+// goldenSeries turns the golden expositions into promtool input series,
+// each file its own instance: gauges keep their value, counters and
+// histograms grow by one a minute so that rates are not zero.
+func goldenSeries(t *testing.T) []map[string]string {
+	t.Helper()
+	paths, err := filepath.Glob(goldenGlob)
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no golden expositions match %s (%v)", goldenGlob, err)
+	}
+	var series []map[string]string
+	for _, path := range paths {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		types := map[string]string{}
+		sc := bufio.NewScanner(bytes.NewReader(data))
+		sc.Buffer(make([]byte, 0, 1<<20), 1<<20)
+		for sc.Scan() {
+			line := sc.Text()
+			if f := strings.Fields(line); len(f) == 4 && f[0] == "#" && f[1] == "TYPE" {
+				types[f[2]] = f[3]
+				continue
+			}
+			if line == "" || strings.HasPrefix(line, "#") {
+				continue
+			}
+			m := sample.FindStringSubmatch(line)
+			if m == nil {
+				t.Fatalf("%s: cannot read %q", path, line)
+			}
+			name, lbls, value := m[1], m[2], m[3]
+			kind := types[name]
+			for _, suffix := range []string{"_bucket", "_sum", "_count"} {
+				if base := strings.TrimSuffix(name, suffix); base != name && types[base] != "" {
+					kind = types[base]
+				}
+			}
+			v, err := strconv.ParseFloat(value, 64)
+			if err != nil {
+				t.Fatalf("%s: %q: %v", path, line, err)
+			}
+			inst := fmt.Sprintf(`job="zfs", instance=%q`, filepath.Base(path))
+			if lbls != "" {
+				inst = lbls + ", " + inst
+			}
+			values := fmt.Sprintf("%gx30", v)
+			if kind == "counter" || kind == "histogram" || kind == "summary" {
+				values = fmt.Sprintf("%g+1x30", v)
+			}
+			series = append(series, map[string]string{"series": name + "{" + inst + "}", "values": values})
+		}
+	}
+	return series
+}
+
+// mustReturn are queries that the golden expositions have data for: an
+// empty answer means a join or filter is wrong, not that data is missing.
+var mustReturn = map[string]bool{
+	"zfs-pools.json Pools A":                          true,
+	"zfs-pools.json Vdevs A":                          true,
+	"zfs-pools.json Spares A":                         true,
+	"zfs-pools.json Capacity used A":                  true,
+	"zfs-pools.json Since last finished scrub A":      true,
+	"zfs-pools.json Vdevs not online A":               true,
+	"zfs-io.json Read bandwidth per top-level vdev A": true,
+	"zfs-io.json Write operations per leaf vdev A":    true,
+	"zfs-io.json Disk service time A":                 true,
+	"zfs-benchmark.json Pool bandwidth B":             true,
+	"zfs-benchmark.json Vdev bandwidth B":             true,
+	"zfs-benchmark.json Host CPU busy A":              true,
+	"zfs-benchmark.json ZFS engine CPU A":             true,
+	"zfs-benchmark.json ARC hit ratio A":              true,
+	"zfs-benchmark.json Txg sync time A":              true,
+	"zfs-benchmark.json Write throttle A":             true,
+	"zfs-scans.json Scans A":                          true,
+	"zfs-scans.json Resilvered per vdev A":            true,
+	"zfs-scans.json Repaired per vdev A":              true,
+}
+
+// Every panel and annotation query runs in Prometheus (promtool's
+// engine) over the golden expositions without an error, such as a join
+// that is many-to-many on real vdev trees, and the queries listed in
+// mustReturn give series.
+func TestQueriesEvaluateOnGoldenSeries(t *testing.T) {
+	bin := promtool(t)
+	vals := map[string]string{"instance": ".+", "pool": ".+", "__rate_interval": "5m", "__interval": "1m", "__range": "1h"}
+
+	type evalCase struct{ where, key string }
+	var cases []evalCase
+	var exprTests []map[string]any
+	add := func(where, key, text string) {
+		// A comment names the case in promtool's report.
+		exprTests = append(exprTests, map[string]any{
+			"expr":        fmt.Sprintf("%s # q%d", expand(text, vals, "1m"), len(cases)),
+			"eval_time":   "20m",
+			"exp_samples": []any{},
+		})
+		cases = append(cases, evalCase{where, key})
+	}
+	for _, b := range decodeAll(t) {
+		for _, p := range b.flatPanels() {
+			for _, tg := range p.Targets {
+				add(where(b, p)+" target "+tg.RefID, b.file+" "+p.Title+" "+tg.RefID, tg.Expr)
+			}
+		}
+		for _, e := range annotationExprs(b) {
+			add(e.where, "", e.text)
+		}
+	}
+	for key := range mustReturn {
+		found := false
+		for _, c := range cases {
+			found = found || c.key == key
+		}
+		if !found {
+			t.Errorf("mustReturn names %q, which no dashboard has", key)
+		}
+	}
+
+	// JSON is YAML, and keeps the quotes of label values intact.
+	spec, err := json.Marshal(map[string]any{
+		"rule_files":          recordingRuleFiles(t),
+		"evaluation_interval": "1m",
+		"tests": []any{map[string]any{
+			"interval":         "1m",
+			"input_series":     goldenSeries(t),
+			"promql_expr_test": exprTests,
+		}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "queries.yml")
+	if err := os.WriteFile(file, spec, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// Every case fails on purpose (nothing is expected), so that promtool
+	// prints what each query gave: an error, series, or nothing at all.
+	out, _ := exec.Command(bin, "test", "rules", file).CombinedOutput()
+
+	caseRef := regexp.MustCompile(`# q(\d+)", time: \S+,(?: err: (.*))?$`)
+	gotSeries := map[int]bool{}
+	current, reported := -1, 0
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	sc.Buffer(make([]byte, 0, 1<<20), 16<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		if m := caseRef.FindStringSubmatch(line); m != nil {
+			current, _ = strconv.Atoi(m[1])
+			reported++
+			if m[2] != "" {
+				t.Errorf("%s: Prometheus cannot evaluate it: %s", cases[current].where, m[2])
+			}
+			continue
+		}
+		if current >= 0 && strings.HasPrefix(strings.TrimSpace(line), "got:") {
+			gotSeries[current] = true
+		}
+	}
+	if reported == 0 {
+		t.Fatalf("promtool reported no query:\n%s", out)
+	}
+	for i, c := range cases {
+		if mustReturn[c.key] && !gotSeries[i] {
+			t.Errorf("%s: no series from the golden expositions", c.where)
+		}
+	}
+}
+
+// rulesGlob are the generated rule files: the recorded series some panels
+// read are evaluated from them.
+const rulesGlob = "../out/rules/*.yaml"
+
+var recordRule = regexp.MustCompile(`(?m)^\s*-?\s*record:\s*(\S+)\s*$`)
+
+// recordingRuleFiles lists the rule files that record series, as
+// absolute paths for promtool.
+func recordingRuleFiles(t *testing.T) []string {
+	t.Helper()
+	paths, err := filepath.Glob(rulesGlob)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var files []string
+	for _, path := range paths {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !recordRule.Match(data) {
+			continue
+		}
+		abs, err := filepath.Abs(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, abs)
+	}
+	return files
+}
+
+// recordedByRules lists the series the generated rules record.
+func recordedByRules(t *testing.T) map[string]bool {
+	t.Helper()
+	names := map[string]bool{}
+	for _, path := range recordingRuleFiles(t) {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range recordRule.FindAllSubmatch(data, -1) {
+			names[string(m[1])] = true
+		}
+	}
+	return names
+}

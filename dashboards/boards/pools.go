@@ -1,0 +1,201 @@
+package boards
+
+import (
+	"fmt"
+
+	"github.com/grafana/grafana-foundation-sdk/go/common"
+	"github.com/grafana/grafana-foundation-sdk/go/dashboard"
+
+	"github.com/zpool-exporter/zpool_exporter/dashboards/config"
+)
+
+// poolsBoard is the zpool status of every pool: states in colour, error
+// counters, data errors, capacity, fragmentation, the last scrub, spares.
+func poolsBoard(cfg config.Config) (dashboard.Dashboard, error) {
+	b := newBoard(cfg, "zfs-pools", "ZFS / Pools",
+		"Every pool and vdev with its state, errors, capacity, last scrub and spares, as zpool status shows them.", "pools")
+	s := b.s
+	stateCol := col{"state", "state", []dashboard.DynamicConfigValue{mappings(stateMap()), colorBackground()}}
+	errCol := func(field, title string) col {
+		return col{field, title, []dashboard.DynamicConfigValue{colorText(), thresholds(base("text"), step(1, "red"))}}
+	}
+
+	b.row("Health")
+	b.WithPanel(b.stat("Pools not online",
+		"Pools whose state is anything but online (degraded, faulted, offline, unavail, removed, suspended).",
+		"short", 6, 4,
+		q(fmt.Sprintf(`count(zfs_pool_state%s == 1) or vector(0)`, s.pool(`state!="online"`)), "")).
+		Thresholds(thresholdsBuilder(base("green"), step(1, "red"))))
+	b.WithPanel(b.stat("Vdevs not online",
+		"Vdevs whose state is anything but online; an available hot spare counts as healthy, a spare in use does not.",
+		"short", 6, 4,
+		q(fmt.Sprintf(`count(zfs_vdev_state%s == 1) or vector(0)`, s.pool(`state!~"online|avail"`)), "")).
+		Thresholds(thresholdsBuilder(base("green"), step(1, "orange"))))
+	b.WithPanel(b.stat("Data errors",
+		"Permanent data errors summed over the pools (the errors: line of zpool status). Files listed by zpool status -v need restoring.",
+		"short", 6, 4,
+		q(fmt.Sprintf(`sum(zfs_pool_data_errors%s) or vector(0)`, s.pool()), "")).
+		Thresholds(thresholdsBuilder(base("green"), step(1, "red"))))
+	b.WithPanel(b.stat("Spares in use",
+		"Hot spares standing in for a failed disk. Replace the disk, then detach the spare to make it available again.",
+		"short", 6, 4,
+		q(fmt.Sprintf(`count(zfs_vdev_state%s == 1) or vector(0)`, s.pool(`state="inuse"`)), "")).
+		Thresholds(thresholdsBuilder(base("green"), step(1, "yellow"))))
+
+	capSteps := []dashboard.Threshold{base("green"), step(cfg.CapacityWarning, "orange"), step(cfg.CapacityCritical, "red")}
+	b.WithPanel(b.table("Pools",
+		"One row per pool: its state, size, allocated share, free-space fragmentation, dedup ratio and permanent data errors.",
+		24, 6,
+		[]query{
+			tq(fmt.Sprintf(`zfs_pool_state%s == 1`, s.pool())),
+			cell(poolKeys, fmt.Sprintf(`zfs_pool_size_bytes%s`, s.pool())),
+			cell(poolKeys, fmt.Sprintf(`zfs_pool_allocated_bytes%s`, s.pool())),
+			cell(poolKeys, fmt.Sprintf(`zfs_pool_allocated_bytes%s / zfs_pool_size_bytes%s`, s.pool(), s.pool())),
+			cell(poolKeys, fmt.Sprintf(`zfs_pool_fragmentation_ratio%s`, s.pool())),
+			cell(poolKeys, fmt.Sprintf(`zfs_pool_dedup_ratio%s`, s.pool())),
+			cell(poolKeys, fmt.Sprintf(`zfs_pool_data_errors%s`, s.pool())),
+		},
+		[]col{
+			{"instance", "instance", nil},
+			{"pool", "pool", nil},
+			stateCol,
+			{"Value #B", "size", []dashboard.DynamicConfigValue{unit("bytes")}},
+			{"Value #C", "allocated", []dashboard.DynamicConfigValue{unit("bytes")}},
+			{"Value #D", "capacity", []dashboard.DynamicConfigValue{unit("percentunit"), colorBackground(), thresholds(capSteps...)}},
+			{"Value #E", "fragmentation", []dashboard.DynamicConfigValue{unit("percentunit")}},
+			{"Value #F", "dedup", []dashboard.DynamicConfigValue{unit("short")}},
+			errCol("Value #G", "data errors"),
+		},
+		"Value #A").
+		SortBy(sortBy("pool")))
+
+	b.WithPanel(b.table("Vdevs",
+		"The vdev tree of each pool, shaped like zpool status: the pool's own row (type root), its top-level vdevs and their disks, with the state in colour and the READ, WRITE and CKSUM error counters (since import or zpool clear). parent names the vdev above.",
+		24, 12,
+		[]query{
+			tq(fmt.Sprintf(`zfs_vdev_info%s * on(instance, pool, vdev) group_left(state) (zfs_vdev_state%s == 1)`, s.pool(), s.pool())),
+			cell(vdevKeys, fmt.Sprintf(`zfs_vdev_read_errors_total%s`, s.pool())),
+			cell(vdevKeys, fmt.Sprintf(`zfs_vdev_write_errors_total%s`, s.pool())),
+			cell(vdevKeys, fmt.Sprintf(`zfs_vdev_checksum_errors_total%s`, s.pool())),
+			cell(vdevKeys, fmt.Sprintf(`zfs_vdev_slow_ios_total%s`, s.pool())),
+		},
+		[]col{
+			{"instance", "instance", nil},
+			{"pool", "pool", nil},
+			{"vdev", "vdev", nil},
+			{"parent", "parent", nil},
+			{"vdev_type", "type", nil},
+			{"class", "class", nil},
+			stateCol,
+			errCol("Value #B", "read"),
+			errCol("Value #C", "write"),
+			errCol("Value #D", "cksum"),
+			{"Value #E", "slow I/Os", nil},
+			{"path", "path", nil},
+		},
+		"Value #A", "guid").
+		SortBy(sortBy("pool")))
+
+	b.WithPanel(b.table("Spares",
+		"Hot spares of each pool: avail while ready, inuse while standing in for a disk (parent is then the spare-N vdev).",
+		12, 6,
+		[]query{
+			tq(fmt.Sprintf(`zfs_vdev_info%s * on(instance, pool, vdev) group_left(state) (zfs_vdev_state%s == 1)`, s.pool(`class="spare"`), s.pool())),
+		},
+		[]col{
+			{"instance", "instance", nil},
+			{"pool", "pool", nil},
+			{"vdev", "spare", nil},
+			{"parent", "parent", nil},
+			stateCol,
+			{"path", "path", nil},
+		},
+		"Value", "guid", "class", "vdev_type"))
+	b.WithPanel(b.table("Pool status messages",
+		"Pools for which zpool status prints a status and action; message_id is the ZFS-8000 article that explains it.",
+		12, 6,
+		[]query{tq(fmt.Sprintf(`zfs_pool_status_info%s == 1`, s.pool()))},
+		[]col{
+			{"instance", "instance", nil},
+			{"pool", "pool", nil},
+			{"message_id", "message", nil},
+		},
+		"Value"))
+
+	b.row("Errors")
+	b.WithPanel(b.timeseries("Vdev errors",
+		"READ, WRITE and CKSUM errors counted per vdev in each interval. Any rise deserves a look at zpool status and the disk's SMART data.",
+		"short", 12, 8,
+		q(fmt.Sprintf(`sum by (instance, pool, vdev) (increase(zfs_vdev_read_errors_total%s[$__rate_interval])) > 0`, s.pool()), "{{pool}} {{vdev}} read"),
+		q(fmt.Sprintf(`sum by (instance, pool, vdev) (increase(zfs_vdev_write_errors_total%s[$__rate_interval])) > 0`, s.pool()), "{{pool}} {{vdev}} write"),
+		q(fmt.Sprintf(`sum by (instance, pool, vdev) (increase(zfs_vdev_checksum_errors_total%s[$__rate_interval])) > 0`, s.pool()), "{{pool}} {{vdev}} cksum")).
+		DrawStyle(common.GraphDrawStyleBars))
+	b.WithPanel(b.timeseries("Data errors",
+		"Permanent data errors per pool, as zpool status reports them.",
+		"short", 12, 8,
+		q(fmt.Sprintf(`zfs_pool_data_errors%s`, s.pool()), "{{pool}}")))
+	b.WithPanel(b.timeseries("Slow I/Os",
+		"I/Os per second that took longer than zio_slow_io_ms (30 s by default) per vdev; only where zpool reports them (JSON status or -s).",
+		"iops", 12, 8,
+		q(fmt.Sprintf(`rate(zfs_vdev_slow_ios_total%s[$__rate_interval])`, s.pool()), "{{pool}} {{vdev}}")))
+	b.WithPanel(b.timeseries("Vdevs not online",
+		"How many vdevs of each pool were not online (available spares excluded) over time.",
+		"short", 12, 8,
+		q(fmt.Sprintf(`count by (instance, pool) (zfs_vdev_state%s == 1)`, s.pool(`state!~"online|avail"`)), "{{pool}}")))
+
+	b.row("Capacity")
+	b.WithPanel(b.timeseries("Capacity used",
+		fmt.Sprintf("Allocated share of each pool. Lines mark the warning (%.0f%%) and critical (%.0f%%) thresholds of the alerts; ZFS slows down as pools fill.",
+			cfg.CapacityWarning*100, cfg.CapacityCritical*100),
+		"percentunit", 8, 8,
+		q(fmt.Sprintf(`zfs_pool_allocated_bytes%s / zfs_pool_size_bytes%s`, s.pool(), s.pool()), "{{pool}}")).
+		Min(0).Max(1).
+		Thresholds(thresholdsBuilder(capSteps...)).
+		ThresholdsStyle(common.NewGraphThresholdsStyleConfigBuilder().Mode(common.GraphThresholdsStyleModeLine)))
+	b.WithPanel(b.timeseries("Allocated and free",
+		"Allocated and free bytes of each pool (zpool list ALLOC and FREE).",
+		"bytes", 8, 8,
+		q(fmt.Sprintf(`zfs_pool_allocated_bytes%s`, s.pool()), "{{pool}} allocated"),
+		q(fmt.Sprintf(`zfs_pool_free_bytes%s`, s.pool()), "{{pool}} free")))
+	b.WithPanel(b.timeseries("Fragmentation",
+		"Free-space fragmentation of each pool (zpool list FRAG): how scattered the free space is, not the data.",
+		"percentunit", 8, 8,
+		q(fmt.Sprintf(`zfs_pool_fragmentation_ratio%s`, s.pool()), "{{pool}}")).
+		Min(0).Max(1))
+
+	b.row("Scrub")
+	b.WithPanel(b.table("Last scan",
+		"The last scrub, resilver or rebuild of each pool (rebuilds per top-level vdev): its state, when it ran, how long it took, what it repaired or resilvered, and the errors it could not repair.",
+		16, 7,
+		[]query{
+			tq(fmt.Sprintf(`zfs_scan_state%s == 1`, s.pool())),
+			cell(scanKeys, fmt.Sprintf(`zfs_scan_start_time_seconds%s * 1000`, s.pool())),
+			cell(scanKeys, fmt.Sprintf(`zfs_scan_end_time_seconds%s * 1000`, s.pool())),
+			cell(scanKeys, fmt.Sprintf(`zfs_scan_duration_seconds%s`, s.pool())),
+			cell(scanKeys, fmt.Sprintf(`zfs_scan_processed_bytes%s`, s.pool())),
+			cell(scanKeys, fmt.Sprintf(`zfs_scan_errors%s`, s.pool())),
+		},
+		[]col{
+			{"instance", "instance", nil},
+			{"pool", "pool", nil},
+			{"function", "scan", nil},
+			{"vdev", "vdev", nil},
+			{"state", "state", []dashboard.DynamicConfigValue{mappings(scanStateMap()), colorBackground()}},
+			{"Value #B", "started", []dashboard.DynamicConfigValue{unit("dateTimeAsIso")}},
+			{"Value #C", "ended", []dashboard.DynamicConfigValue{unit("dateTimeAsIso")}},
+			{"Value #D", "took", []dashboard.DynamicConfigValue{unit("s")}},
+			{"Value #E", "repaired or resilvered", []dashboard.DynamicConfigValue{unit("bytes")}},
+			errCol("Value #F", "errors"),
+		},
+		"Value #A"))
+	b.WithPanel(b.stat("Since last finished scrub",
+		fmt.Sprintf("Time since each pool's last scrub finished; orange past %s, when the scrub-overdue alert fires. A pool that never finished a scrub shows no value.",
+			cfg.ScrubMaxAge),
+		"s", 8, 7,
+		q(fmt.Sprintf(`time() - max by (instance, pool) (zfs_scan_end_time_seconds%s * on(instance, pool, function, vdev) group_left() (zfs_scan_state%s == 1))`,
+			s.pool(`function="scrub"`), s.pool(`function="scrub"`, `state="finished"`)), "{{pool}}")).
+		TextMode(common.BigValueTextModeValueAndName).
+		Thresholds(thresholdsBuilder(base("green"), step(cfg.ScrubMaxAge.Seconds(), "orange"))))
+
+	return b.Build()
+}

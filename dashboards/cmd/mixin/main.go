@@ -1,0 +1,44 @@
+// Command mixin writes the generated dashboards and rules into
+// dashboards/out: `go run ./cmd/mixin` from dashboards/.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/zpool-exporter/zpool_exporter/dashboards/boards"
+	"github.com/zpool-exporter/zpool_exporter/dashboards/config"
+	"github.com/zpool-exporter/zpool_exporter/dashboards/rules"
+)
+
+func main() {
+	out := flag.String("out", "out", "directory to write dashboards/ and rules/ into")
+	flag.Parse()
+	if err := write(*out, config.Default()); err != nil {
+		fmt.Fprintln(os.Stderr, "mixin:", err)
+		os.Exit(1)
+	}
+}
+
+func write(out string, cfg config.Config) error {
+	for dir, build := range map[string]func(config.Config) (map[string][]byte, error){
+		"dashboards": boards.Files,
+		"rules":      rules.Files,
+	} {
+		files, err := build(cfg)
+		if err != nil {
+			return fmt.Errorf("%s: %w", dir, err)
+		}
+		if err := os.MkdirAll(filepath.Join(out, dir), 0o755); err != nil {
+			return err
+		}
+		for name, data := range files {
+			if err := os.WriteFile(filepath.Join(out, dir, name), data, 0o644); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,33 @@
+// Package config is the mixin's _config: the selector that finds the
+// exporter's series and the thresholds of the alerts, shared by the
+// dashboards and the rules.
+package config
+
+import "time"
+
+// Config tunes the generated dashboards and rules.
+type Config struct {
+	// Selector picks the exporter's series, e.g. `job="zfs"`.
+	Selector string
+	// CapacityWarning and CapacityCritical are the allocated share of a
+	// pool (0 to 1) that warns and pages.
+	CapacityWarning, CapacityCritical float64
+	// ScrubMaxAge is how old a pool's last finished scrub may get.
+	ScrubMaxAge time.Duration
+	// ResilverStallFor is how long a resilver may make no progress.
+	ResilverStallFor time.Duration
+	// StaleAfter is how long a source may go without answering.
+	StaleAfter time.Duration
+}
+
+// Default is the configuration the committed files are generated with.
+func Default() Config {
+	return Config{
+		Selector:         `job="zfs"`,
+		CapacityWarning:  0.80,
+		CapacityCritical: 0.90,
+		ScrubMaxAge:      35 * 24 * time.Hour,
+		ResilverStallFor: 30 * time.Minute,
+		StaleAfter:       5 * time.Minute,
+	}
+}

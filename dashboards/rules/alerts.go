@@ -1,0 +1,209 @@
+package rules
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Alert names; RUNBOOK.md has a section for each.
+const (
+	AlertPoolNotOnline        = "ZFSPoolNotOnline"
+	AlertPoolSuspended        = "ZFSPoolSuspended"
+	AlertVdevNotOnline        = "ZFSVdevNotOnline"
+	AlertHotSpareInUse        = "ZFSHotSpareInUse"
+	AlertVdevErrorsIncreasing = "ZFSVdevErrorsIncreasing"
+	AlertPoolDataErrors       = "ZFSPoolDataErrors"
+	AlertPoolCapacityWarning  = "ZFSPoolCapacityWarning"
+	AlertPoolCapacityCritical = "ZFSPoolCapacityCritical"
+	AlertResilverStalled      = "ZFSResilverStalled"
+	AlertScrubOverdue         = "ZFSScrubOverdue"
+	AlertSourceStale          = "ZFSExporterSourceStale"
+	AlertCollectorFailing     = "ZFSExporterCollectorFailing"
+	AlertPoolMetricsAbsent    = "ZFSPoolMetricsAbsent"
+)
+
+const (
+	warning  = "warning"
+	critical = "critical"
+)
+
+func (b builder) alerts() []group {
+	return []group{
+		{Name: "zfs-pools", Rules: b.poolAlerts()},
+		{Name: "zfs-scans", Rules: b.scanAlerts()},
+		{Name: "zfs-exporter", Rules: b.exporterAlerts()},
+	}
+}
+
+func (b builder) poolAlerts() []rule {
+	// The vdevs of the alert's pool that are not online, from a query at
+	// alert time: names the disk to look at. The pool's own row is left
+	// out, it says the same as the pool. The query is a printf format:
+	// the selector's % is doubled.
+	matchers := []string{`instance=%q`, `pool=%q`, `state!~"online|avail|inuse"`}
+	if b.cfg.Selector != "" {
+		matchers = append([]string{strings.ReplaceAll(b.cfg.Selector, "%", "%%")}, matchers...)
+	}
+	badVdevs := "{{ range printf `zfs_vdev_state{" + strings.Join(matchers, ", ") + "} == 1` $labels.instance $labels.pool | query | sortByLabel \"vdev\" }}" +
+		"{{ if ne .Labels.vdev $labels.pool }} Vdev {{ .Labels.vdev }} is {{ .Labels.state }}.{{ end }}{{ end }}"
+
+	rules := []rule{
+		alert(AlertPoolNotOnline, critical, "1m",
+			// Each pool has one series at 1 in its state set: that one
+			// names the state. A suspended pool has an alert of its own.
+			b.sel("zfs_pool_state", `state!~"online|suspended"`)+" == 1",
+			"ZFS pool {{ $labels.pool }} is {{ $labels.state }}.",
+			"Pool {{ $labels.pool }} on {{ $labels.instance }} is {{ $labels.state }}: it runs with less redundancy than it was built with, or some of its data is unreachable."+
+				badVdevs+" See zpool status -v {{ $labels.pool }}."),
+		alert(AlertPoolSuspended, critical, "1m",
+			b.sel("zfs_pool_state", `state="suspended"`)+" == 1",
+			"ZFS pool {{ $labels.pool }} is suspended.",
+			"Pool {{ $labels.pool }} on {{ $labels.instance }} is suspended: ZFS stopped all I/O to it after losing too many devices, and processes that touch it hang. Where zpool commands hang too, the exporter takes its state from the kernel's kstats."),
+		alert(AlertVdevNotOnline, warning, "5m",
+			// In a pool that is not online ZFSPoolNotOnline speaks (and
+			// lists the vdevs); here: a cache device or a spare, which
+			// fail without degrading their pool. Spares are avail or inuse
+			// when healthy, the members of a healthy spare-N or
+			// replacing-N online.
+			fmt.Sprintf("(%s == 1)\nand on (instance, pool)\n(%s == 1)",
+				b.sel("zfs_vdev_state", `state!~"online|avail|inuse"`),
+				b.sel("zfs_pool_state", `state="online"`)),
+			"ZFS vdev {{ $labels.vdev }} of pool {{ $labels.pool }} is {{ $labels.state }}.",
+			"Vdev {{ $labels.vdev }} of pool {{ $labels.pool }} on {{ $labels.instance }} is {{ $labels.state }} while the pool is online: a cache device or a hot spare failed, or a device is missing that the pool does not need to run. See zpool status -v {{ $labels.pool }}."),
+		alert(AlertHotSpareInUse, warning, "5m",
+			b.sel("zfs_vdev_state", `state="inuse"`)+" == 1",
+			"Hot spare {{ $labels.vdev }} of pool {{ $labels.pool }} is in use.",
+			"Hot spare {{ $labels.vdev }} of pool {{ $labels.pool }} on {{ $labels.instance }} stands in for a failed device: the pool has one spare fewer for the next failure until the failed device is replaced or detached."),
+	}
+	for _, kind := range []string{"read", "write", "checksum"} {
+		r := alert(AlertVdevErrorsIncreasing, warning, "",
+			fmt.Sprintf("increase(%s[%s]) > 0", b.sel("zfs_vdev_"+kind+"_errors_total"), promDuration(errorWindow)),
+			"ZFS vdev {{ $labels.vdev }} of pool {{ $labels.pool }} has new "+kind+" errors.",
+			"Vdev {{ $labels.vdev }} of pool {{ $labels.pool }} on {{ $labels.instance }} counted about {{ printf \"%.0f\" $value }} new "+kind+
+				" errors in the last "+prose(errorWindow)+". The counters go back to 0 at export or zpool clear.")
+		r.Labels["errors"] = kind
+		rules = append(rules, r)
+	}
+	capacity := fmt.Sprintf("%s\n/\n(%s > 0)", b.sel("zfs_pool_allocated_bytes"), b.sel("zfs_pool_size_bytes"))
+	return append(rules,
+		alert(AlertPoolDataErrors, critical, "1m",
+			b.sel("zfs_pool_data_errors")+" > 0",
+			"ZFS pool {{ $labels.pool }} has permanent data errors.",
+			"Pool {{ $labels.pool }} on {{ $labels.instance }} reports {{ $value }} data errors: files or metadata that ZFS could not repair from redundancy. zpool status -v {{ $labels.pool }} lists the files."),
+		alert(AlertPoolCapacityWarning, warning, "5m",
+			fmt.Sprintf("%s\n> %s", capacity, strconv.FormatFloat(b.cfg.CapacityWarning, 'f', -1, 64)),
+			"ZFS pool {{ $labels.pool }} is more than "+percent(b.cfg.CapacityWarning)+" full.",
+			"Pool {{ $labels.pool }} on {{ $labels.instance }} has {{ $value | humanizePercentage }} of its space allocated (warning at "+percent(b.cfg.CapacityWarning)+"): allocation slows down and fragments as a pool fills."),
+		alert(AlertPoolCapacityCritical, critical, "5m",
+			fmt.Sprintf("%s\n> %s", capacity, strconv.FormatFloat(b.cfg.CapacityCritical, 'f', -1, 64)),
+			"ZFS pool {{ $labels.pool }} is more than "+percent(b.cfg.CapacityCritical)+" full.",
+			"Pool {{ $labels.pool }} on {{ $labels.instance }} has {{ $value | humanizePercentage }} of its space allocated (critical at "+percent(b.cfg.CapacityCritical)+"): writes will soon fail, and a full pool can even refuse to delete files."),
+	)
+}
+
+func (b builder) scanAlerts() []rule {
+	stall := b.cfg.ResilverStallFor
+	maxAge := b.cfg.ScrubMaxAge
+	// zpool status keeps one scrub-or-resilver per pool: a resilver or a
+	// canceled scrub replaces the last finished scrub, so the end of
+	// whichever is shown is the latest a finished scrub can be. A paused
+	// scrub has no end: its start counts.
+	lastScrub := fmt.Sprintf(`(
+  time() - max without (function, vdev) (%s)
+  > %s
+)
+or
+(
+  time() - max without (function, vdev) (
+      %s
+    and on (instance, pool, function, vdev)
+      (%s == 1)
+  )
+  > %s
+)`,
+		b.sel("zfs_scan_end_time_seconds", `function=~"scrub|resilver"`), seconds(maxAge),
+		b.sel("zfs_scan_start_time_seconds", `function="scrub"`),
+		b.sel("zfs_scan_state", `function="scrub"`, `state="paused"`), seconds(maxAge))
+	// A pool with no scan at all in zpool status: its age is unknown, so
+	// the alert waits the whole maximum age.
+	neverScanned := fmt.Sprintf("max without (state) (%s)\nunless on (instance, pool)\n%s",
+		b.sel("zfs_pool_state", `state="online"`),
+		b.sel("zfs_scan_state", `function=~"scrub|resilver"`))
+	// Older zpool prints no issued figure: examined stands in.
+	progress := func(offset string) string {
+		return fmt.Sprintf("(%s%s or %s%s)",
+			b.sel("zfs_scan_issued_bytes", `function=~"resilver|rebuild"`), offset,
+			b.sel("zfs_scan_examined_bytes", `function=~"resilver|rebuild"`), offset)
+	}
+	stalled := fmt.Sprintf(`max without (state) (%s == 1)
+and on (instance, pool, function, vdev)
+(
+  %s
+  <=
+  %s
+)
+and on (instance, pool, function, vdev)
+(%s < time() - %s)`,
+		b.sel("zfs_scan_state", `function=~"resilver|rebuild"`, `state="scanning"`),
+		progress(""), progress(" offset "+promDuration(stall)),
+		b.sel("zfs_scan_start_time_seconds", `function=~"resilver|rebuild"`), seconds(stall))
+
+	overdue := alert(AlertScrubOverdue, warning, "",
+		lastScrub,
+		"ZFS pool {{ $labels.pool }} is overdue for a scrub.",
+		"No scrub of pool {{ $labels.pool }} on {{ $labels.instance }} has finished in the last {{ $value | humanizeDuration }} (the limit is "+prose(maxAge)+"): latent errors on disks that are rarely read go unnoticed until a resilver needs them.")
+	overdue.Labels["last_scan"] = "old"
+	never := alert(AlertScrubOverdue, warning, promDuration(maxAge),
+		neverScanned,
+		"ZFS pool {{ $labels.pool }} shows no scrub.",
+		"zpool status has shown no scrub or resilver of pool {{ $labels.pool }} on {{ $labels.instance }} for "+prose(maxAge)+": the pool may never have been scrubbed.")
+	never.Labels["last_scan"] = "none"
+	return []rule{
+		alert(AlertResilverStalled, warning, "",
+			// Compared with the figure a stall time ago, not with changes(),
+			// so that a resilver that restarted and runs again is not
+			// stalled; the start time keeps a restarted one quiet until it
+			// has had the whole stall time.
+			stalled,
+			"ZFS {{ $labels.function }} of pool {{ $labels.pool }} makes no progress.",
+			"The {{ $labels.function }} of pool {{ $labels.pool }}{{ with $labels.vdev }} (vdev {{ . }}){{ end }} on {{ $labels.instance }} has issued no more bytes for "+prose(stall)+": the pool stays without its full redundancy until it ends."),
+		overdue,
+		never,
+	}
+}
+
+func (b builder) exporterAlerts() []rule {
+	after := b.cfg.StaleAfter
+	lastSuccess := b.sel("zfs_exporter_source_last_success_timestamp_seconds")
+	// Two rules, told apart by last_success: a source that never answered
+	// has no last success time, and only for can tell how long it failed.
+	stale := alert(AlertSourceStale, warning, "",
+		fmt.Sprintf("time() - %s > %s", lastSuccess, seconds(after)),
+		"ZFS exporter source {{ $labels.source }} on {{ $labels.instance }} is stale.",
+		"The exporter on {{ $labels.instance }} last read {{ $labels.source }} {{ $value | humanizeDuration }} ago: the metrics that come from it are missing or old. A zpool command may hang on a suspended pool (zfs_exporter_command_hung).")
+	stale.Labels["last_success"] = "old"
+	never := alert(AlertSourceStale, warning, promDuration(after),
+		fmt.Sprintf("(%s == 0)\nunless on (instance, source)\n%s", b.sel("zfs_exporter_source_up"), lastSuccess),
+		"ZFS exporter source {{ $labels.source }} on {{ $labels.instance }} has never answered.",
+		"The exporter on {{ $labels.instance }} has not once read {{ $labels.source }} since it started, and it has been failing for "+prose(after)+".")
+	never.Labels["last_success"] = "none"
+	return []rule{
+		stale,
+		never,
+		alert(AlertCollectorFailing, warning, promDuration(after),
+			b.sel("zfs_exporter_collector_success")+" == 0",
+			"ZFS exporter collector {{ $labels.collector }} on {{ $labels.instance }} is failing.",
+			"Collector {{ $labels.collector }} of the exporter on {{ $labels.instance }} has failed every scrape for "+prose(after)+": its metrics are missing. The exporter's log says why."),
+		alert(AlertPoolMetricsAbsent, warning, promDuration(after),
+			// A pool's state series is there while the exporter runs, even
+			// when zpool hangs (kstats stand in), so its absence means the
+			// pool or the exporter is gone. last_over_time rather than
+			// absent(): absent() cannot name the pool that went missing.
+			fmt.Sprintf("max without (state) (last_over_time(%s[%s]))\nunless on (instance, pool)\n%s",
+				b.sel("zfs_pool_state", `state="online"`), promDuration(absentWindow),
+				b.sel("zfs_pool_state", `state="online"`)),
+			"ZFS pool {{ $labels.pool }} on {{ $labels.instance }} is no longer reported.",
+			"Pool {{ $labels.pool }} on {{ $labels.instance }} was reported in the last "+prose(absentWindow)+" but is not now: it was exported or destroyed, failed to import after a reboot, or the exporter is down. This alert ends by itself "+prose(absentWindow)+" after the pool went away."),
+	}
+}

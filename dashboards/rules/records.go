@@ -1,0 +1,69 @@
+package rules
+
+import (
+	"fmt"
+
+	"github.com/zpool-exporter/zpool_exporter/dashboards/config"
+)
+
+func (b builder) records() []group {
+	w := promDuration(rateWindow)
+	rate := func(metric string, matchers ...string) string {
+		return fmt.Sprintf("rate(%s[%s])", b.sel(metric, matchers...), w)
+	}
+
+	// Top-level vdevs are those whose parent is the pool's root vdev.
+	topLevel := fmt.Sprintf(`(
+    %s
+  and on (instance, pool, parent)
+    label_replace(%s, "parent", "$1", "vdev", "(.*)")
+)`, b.sel("zfs_vdev_info", `vdev_type!="root"`), b.sel("zfs_vdev_info", `vdev_type="root"`))
+	var io []rule
+	for _, c := range []struct{ counter, top, pool string }{
+		{"zfs_vdev_read_bytes_total", config.RecordTopVdevReadBytesRate, config.RecordPoolReadBytesRate},
+		{"zfs_vdev_write_bytes_total", config.RecordTopVdevWriteBytesRate, config.RecordPoolWriteBytesRate},
+		{"zfs_vdev_read_operations_total", config.RecordTopVdevReadOpsRate, config.RecordPoolReadOpsRate},
+		{"zfs_vdev_write_operations_total", config.RecordTopVdevWriteOpsRate, config.RecordPoolWriteOpsRate},
+	} {
+		io = append(io,
+			rule{Record: c.top, Expr: fmt.Sprintf("%s\n* on (instance, pool, vdev) group_left (vdev_type, class)\n%s", rate(c.counter), topLevel)},
+			// Cache and spare devices are outside the pool's own I/O, as
+			// in zpool iostat.
+			rule{Record: c.pool, Expr: fmt.Sprintf("sum without (vdev, vdev_type, class) (\n  %s\n)", b.sel(c.top, `class!~"cache|spare"`))},
+		)
+	}
+
+	hits, misses := rate("zfs_arc_hits_total"), rate("zfs_arc_misses_total")
+	hostCPU := fmt.Sprintf("sum without (mode) (%s)", rate("zfs_host_cpu_seconds_total"))
+	return []group{
+		{Name: "zfs-io.rules", Rules: io},
+		{Name: "zfs-arc.rules", Rules: []rule{
+			// No sample rather than NaN while the ARC sees no access.
+			{Record: config.RecordARCHitRatio, Expr: fmt.Sprintf("sum without (kind) (%s)\n/\n(sum without (kind) (%s) + sum without (kind) (%s) > 0)", hits, hits, misses)},
+			{Record: config.RecordARCHitRatioByKind, Expr: fmt.Sprintf("%s\n/\n(%s + %s > 0)", hits, hits, misses)},
+		}},
+		{Name: "zfs-cpu.rules", Rules: []rule{
+			// iowait is idle time spent waiting: not busy.
+			{Record: config.RecordHostCPUBusyRatio, Expr: fmt.Sprintf("1 - (\n  sum without (mode) (%s)\n  /\n  (%s > 0)\n)", rate("zfs_host_cpu_seconds_total", `mode=~"idle|iowait"`), hostCPU)},
+			{Record: config.RecordEngineCPURate, Expr: fmt.Sprintf("sum without (mode) (%s)", rate("zfs_engine_cpu_seconds_total"))},
+			{Record: config.RecordEngineCPUTotalRate, Expr: fmt.Sprintf("sum without (family) (%s)", b.sel(config.RecordEngineCPURate))},
+			// The host's CPU seconds per second are its number of CPUs.
+			{Record: config.RecordEngineCPURatio, Expr: fmt.Sprintf("%s\n/ ignoring (family) group_left ()\n(%s > 0)", b.sel(config.RecordEngineCPURate), hostCPU)},
+		}},
+		{Name: "zfs-txg.rules", Rules: []rule{
+			{Record: config.RecordTxgSyncMean, Expr: fmt.Sprintf("%s\n/\n(%s > 0)", rate("zfs_pool_txg_sync_seconds_sum"), rate("zfs_pool_txg_sync_seconds_count"))},
+			b.txgQuantile("0.5", rate),
+			b.txgQuantile("0.99", rate),
+		}},
+	}
+}
+
+func (b builder) txgQuantile(q string, rate func(string, ...string) string) rule {
+	// Only while transaction groups commit: no NaN from empty buckets.
+	return rule{
+		Record: config.RecordTxgSyncQuantile,
+		Expr: fmt.Sprintf("histogram_quantile(%s, %s)\nand\n(%s > 0)",
+			q, rate("zfs_pool_txg_sync_seconds_bucket"), rate("zfs_pool_txg_sync_seconds_count")),
+		Labels: map[string]string{"quantile": q},
+	}
+}
