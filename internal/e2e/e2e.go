@@ -76,7 +76,10 @@ func Start(t testing.TB, bin string, env []string, args ...string) *Exporter {
 			t.Logf("exporter log:\n%s", stderr.String())
 		}
 	})
-	deadline := time.Now().Add(10 * time.Second)
+	// Generous: on a loaded machine, or in an emulated guest, the first
+	// start of a binary takes seconds.
+	const wait = 60 * time.Second
+	deadline := time.Now().Add(wait)
 	for time.Now().Before(deadline) {
 		resp, err := http.Get(e.URL + "/")
 		if err == nil {
@@ -85,7 +88,7 @@ func Start(t testing.TB, bin string, env []string, args ...string) *Exporter {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	t.Fatalf("exporter did not answer on %s within 10s; log:\n%s", addr, stderr.String())
+	t.Fatalf("exporter did not answer on %s within %s; log:\n%s", addr, wait, stderr.String())
 	return nil
 }
 
