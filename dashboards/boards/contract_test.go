@@ -1,101 +1,24 @@
 package boards_test
 
 import (
-	"bufio"
-	"bytes"
-	"os"
-	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
 	"testing"
 
-	"github.com/prometheus/common/model"
-	"github.com/prometheus/prometheus/model/labels"
-	"github.com/prometheus/prometheus/promql/parser"
+	"github.com/zpool-exporter/zpool_exporter/dashboards/internal/contract"
 )
-
-// goldenGlob are the exporter's golden expositions: what it really
-// serves for real pools, per collector and whole.
-const goldenGlob = "../../collector/testdata/*.prom"
-
-// exposed reads the metric names of the golden expositions from their
-// # TYPE lines; a histogram or summary also exposes _bucket, _sum and
-// _count series.
-func exposed(t *testing.T) map[string]bool {
-	t.Helper()
-	paths, err := filepath.Glob(goldenGlob)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(paths) == 0 {
-		t.Fatalf("no golden expositions match %s", goldenGlob)
-	}
-	names := map[string]bool{}
-	for _, path := range paths {
-		data, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		sc := bufio.NewScanner(bytes.NewReader(data))
-		sc.Buffer(make([]byte, 0, 1<<20), 1<<20)
-		for sc.Scan() {
-			f := strings.Fields(sc.Text())
-			if len(f) != 4 || f[0] != "#" || f[1] != "TYPE" {
-				continue
-			}
-			names[f[2]] = true
-			switch f[3] {
-			case "histogram", "gaugehistogram":
-				names[f[2]+"_bucket"] = true
-				fallthrough
-			case "summary":
-				names[f[2]+"_sum"] = true
-				names[f[2]+"_count"] = true
-			}
-		}
-		if err := sc.Err(); err != nil {
-			t.Fatalf("%s: %v", path, err)
-		}
-	}
-	if len(names) == 0 {
-		t.Fatalf("no # TYPE lines in %s", goldenGlob)
-	}
-	return names
-}
 
 // recorded is a recording rule's output, level:metric:operations. It is
 // not in the exposition; the rules' tests check what it is made of, and
 // TestRecordedSeriesAreRecorded that a rule writes it.
 var recorded = regexp.MustCompile(`^[a-zA-Z_][a-zA-Z0-9_]*:[a-zA-Z0-9_:]+$`)
 
-// metricNames lists the metric names a PromQL expression selects.
-func metricNames(node parser.Node) []string {
-	var names []string
-	parser.Inspect(node, func(n parser.Node, _ []parser.Node) error {
-		vs, ok := n.(*parser.VectorSelector)
-		if !ok {
-			return nil
-		}
-		name := vs.Name
-		if name == "" {
-			for _, m := range vs.LabelMatchers {
-				if m.Name == model.MetricNameLabel && m.Type == labels.MatchEqual {
-					name = m.Value
-				}
-			}
-		}
-		names = append(names, name)
-		return nil
-	})
-	return names
-}
-
 // Every metric a panel or variable reads is one the exporter serves.
 // Annotations are left out: the benchmark windows read
 // zfs_benchmark_window_active, which the exporter does not serve yet.
 func TestMetricsExistInExposition(t *testing.T) {
-	have := exposed(t)
+	have := contract.Exposed(t)
 	allowed := map[string]bool{}
 
 	checked := 0
@@ -124,7 +47,7 @@ func unknownMetrics(b *board, have, allowed map[string]bool) (int, []string) {
 			problems = append(problems, e.where+": "+err.Error())
 			continue
 		}
-		names := metricNames(node)
+		names := contract.MetricNames(node)
 		if len(names) == 0 {
 			problems = append(problems, e.where+": selects no metric")
 		}
@@ -135,7 +58,7 @@ func unknownMetrics(b *board, have, allowed map[string]bool) (int, []string) {
 				problems = append(problems, e.where+": a selector without a metric name")
 			case recorded.MatchString(name):
 			case !have[name] && !allowed[name]:
-				problems = append(problems, e.where+": "+name+" is in no golden exposition ("+goldenGlob+")")
+				problems = append(problems, e.where+": "+name+" is in no golden exposition ("+contract.GoldenGlob+")")
 			}
 		}
 	}
@@ -145,7 +68,7 @@ func unknownMetrics(b *board, have, allowed map[string]bool) (int, []string) {
 // The contract test must catch a metric the exporter does not serve and
 // name the panel that reads it.
 func TestContractCatchesUnknownMetric(t *testing.T) {
-	have := exposed(t)
+	have := contract.Exposed(t)
 	b, id := mutated(t, "zfs-pools.json", "Fragmentation", func(p *panel) {
 		p.Targets[0].Expr = strings.Replace(p.Targets[0].Expr, "zfs_pool_fragmentation_ratio", "zfs_pool_fragmentation_percent", 1)
 	})
@@ -168,7 +91,7 @@ func TestRecordedSeriesAreRecorded(t *testing.T) {
 				t.Errorf("%s: %v", e.where, err)
 				continue
 			}
-			for _, name := range metricNames(node) {
+			for _, name := range contract.MetricNames(node) {
 				if !recorded.MatchString(name) {
 					continue
 				}

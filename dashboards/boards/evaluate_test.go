@@ -12,20 +12,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-)
 
-// promtool finds promtool; without it the test is skipped, except in CI.
-func promtool(t *testing.T) string {
-	t.Helper()
-	path, err := exec.LookPath("promtool")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("promtool is needed in CI (Debian package prometheus): %v", err)
-		}
-		t.Skipf("promtool not found (Debian package prometheus): %v", err)
-	}
-	return path
-}
+	"github.com/zpool-exporter/zpool_exporter/dashboards/internal/contract"
+)
 
 var sample = regexp.MustCompile(`^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})?\s+(\S+)$`)
 
@@ -34,9 +23,9 @@ var sample = regexp.MustCompile(`^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})?\s+(\S+
 // histograms grow by one a minute so that rates are not zero.
 func goldenSeries(t *testing.T) []map[string]string {
 	t.Helper()
-	paths, err := filepath.Glob(goldenGlob)
+	paths, err := filepath.Glob(contract.GoldenGlob)
 	if err != nil || len(paths) == 0 {
-		t.Fatalf("no golden expositions match %s (%v)", goldenGlob, err)
+		t.Fatalf("no golden expositions match %s (%v)", contract.GoldenGlob, err)
 	}
 	var series []map[string]string
 	for _, path := range paths {
@@ -114,7 +103,7 @@ var mustReturn = map[string]bool{
 // that is many-to-many on real vdev trees, and the queries listed in
 // mustReturn give series.
 func TestQueriesEvaluateOnGoldenSeries(t *testing.T) {
-	bin := promtool(t)
+	bin := contract.Promtool(t)
 	vals := map[string]string{"instance": ".+", "pool": ".+", "__rate_interval": "5m", "__interval": "1m", "__range": "1h"}
 
 	type evalCase struct{ where, key string }

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"testing"
+
+	"github.com/zpool-exporter/zpool_exporter/dashboards/internal/contract"
 )
 
 // stateColours reads the value mappings of the "state" column of a
@@ -79,7 +81,7 @@ func TestStateColours(t *testing.T) {
 	}
 	stateLabel := regexp.MustCompile(`^zfs_(?:pool|vdev)_state\{.*\bstate="([^"]*)"`)
 	seen := map[string]bool{}
-	paths, err := filepath.Glob(goldenGlob)
+	paths, err := filepath.Glob(contract.GoldenGlob)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +97,7 @@ func TestStateColours(t *testing.T) {
 		}
 	}
 	if len(seen) == 0 {
-		t.Fatalf("no zfs_pool_state or zfs_vdev_state in %s", goldenGlob)
+		t.Fatalf("no zfs_pool_state or zfs_vdev_state in %s", contract.GoldenGlob)
 	}
 	for _, panel := range []struct{ file, title string }{
 		{"zfs-pools.json", "Vdevs"},

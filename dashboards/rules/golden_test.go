@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/zpool-exporter/zpool_exporter/dashboards/internal/contract"
+
 	"go.yaml.in/yaml/v3"
 
 	"github.com/zpool-exporter/zpool_exporter/dashboards/config"
@@ -59,7 +61,7 @@ const goldenInstance = "nas:9134"
 // default selector picks, each constant for 30 minutes.
 func goldenInput(t *testing.T, name string) []inputSeries {
 	t.Helper()
-	path := filepath.Join(filepath.Dir(goldenGlob), name)
+	path := filepath.Join(filepath.Dir(contract.GoldenGlob), name)
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
@@ -127,7 +129,7 @@ func topLevelCounts(counts map[string]float64) []expSample {
 }
 
 func TestRulesOverGoldenExpositions(t *testing.T) {
-	bin := promtool(t)
+	bin := contract.Promtool(t)
 	always := []string{
 		rules.AlertVdevErrorsIncreasing, rules.AlertPoolDataErrors, rules.AlertPoolCapacityWarning,
 		rules.AlertResilverStalled, rules.AlertScrubOverdue, rules.AlertSourceStale,

@@ -9,27 +9,16 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/zpool-exporter/zpool_exporter/dashboards/internal/contract"
+
 	"go.yaml.in/yaml/v3"
 
 	"github.com/zpool-exporter/zpool_exporter/dashboards/config"
 	"github.com/zpool-exporter/zpool_exporter/dashboards/rules"
 )
 
-// promtool finds promtool; without it the test is skipped, except in CI.
-func promtool(t *testing.T) string {
-	t.Helper()
-	path, err := exec.LookPath("promtool")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("promtool is needed in CI (Debian package prometheus): %v", err)
-		}
-		t.Skipf("promtool not found (Debian package prometheus): %v", err)
-	}
-	return path
-}
-
 func TestPromtoolCheckRules(t *testing.T) {
-	bin := promtool(t)
+	bin := contract.Promtool(t)
 	files, err := rules.Files(config.Default())
 	if err != nil {
 		t.Fatal(err)
@@ -66,7 +55,7 @@ func unitTestFiles(t *testing.T) []string {
 // The unit tests read the committed files: TestCommittedFilesAreGenerated
 // keeps those equal to what the generator makes.
 func TestPromtoolTestRules(t *testing.T) {
-	bin := promtool(t)
+	bin := contract.Promtool(t)
 	cmd := exec.Command(bin, append([]string{"test", "rules"}, unitTestFiles(t)...)...)
 	cmd.Dir = ".."
 	cmd.Env = append(os.Environ(), "TMPDIR="+scratchDir(t))
@@ -147,7 +136,7 @@ func TestEveryRuleHasUnitTests(t *testing.T) {
 			for _, c := range group.PromqlExprTest {
 				r := testRule{Group: rel, Record: "promql_expr_test", Expr: c.Expr}
 				for _, vs := range selectors(parse(t, r)) {
-					if name := metricName(vs); records[name] && len(c.ExpSamples) > 0 {
+					if name := contract.MetricName(vs); records[name] && len(c.ExpSamples) > 0 {
 						tested[name] = true
 					}
 				}

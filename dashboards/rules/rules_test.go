@@ -1,7 +1,6 @@
 package rules_test
 
 import (
-	"bufio"
 	"bytes"
 	"fmt"
 	"log/slog"
@@ -13,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/zpool-exporter/zpool_exporter/dashboards/internal/contract"
 
 	"github.com/prometheus/common/model"
 	"github.com/prometheus/prometheus/model/labels"
@@ -29,7 +30,6 @@ const (
 	outDir      = "../out/rules"
 	testsDir    = "../tests"
 	runbookPath = "../RUNBOOK.md"
-	goldenGlob  = "../../collector/testdata/*.prom"
 )
 
 type testRule struct {
@@ -102,18 +102,6 @@ func selectors(expr parser.Expr) []*parser.VectorSelector {
 		return nil
 	})
 	return out
-}
-
-func metricName(vs *parser.VectorSelector) string {
-	if vs.Name != "" {
-		return vs.Name
-	}
-	for _, m := range vs.LabelMatchers {
-		if m.Name == model.MetricNameLabel && m.Type == labels.MatchEqual {
-			return m.Value
-		}
-	}
-	return ""
 }
 
 func TestCommittedFilesAreGenerated(t *testing.T) {
@@ -322,44 +310,6 @@ func TestBadConfigIsRefused(t *testing.T) {
 	}
 }
 
-// exposedNames reads the metric names of the exporter's golden expositions
-// from their TYPE lines; a histogram stands for its three series.
-func exposedNames(t *testing.T) map[string]bool {
-	t.Helper()
-	paths, err := filepath.Glob(goldenGlob)
-	if err != nil || len(paths) == 0 {
-		t.Fatalf("no golden expositions at %s (%v)", goldenGlob, err)
-	}
-	names := map[string]bool{}
-	for _, path := range paths {
-		f, err := os.Open(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		sc := bufio.NewScanner(f)
-		sc.Buffer(nil, 1<<20)
-		for sc.Scan() {
-			fields := strings.Fields(sc.Text())
-			if len(fields) != 4 || fields[0] != "#" || fields[1] != "TYPE" {
-				continue
-			}
-			switch name, typ := fields[2], fields[3]; typ {
-			case "histogram":
-				names[name+"_bucket"], names[name+"_sum"], names[name+"_count"] = true, true, true
-			case "summary":
-				names[name], names[name+"_sum"], names[name+"_count"] = true, true, true
-			default:
-				names[name] = true
-			}
-		}
-		f.Close()
-		if err := sc.Err(); err != nil {
-			t.Fatalf("%s: %v", path, err)
-		}
-	}
-	return names
-}
-
 var templateMetric = regexp.MustCompile(`\bzfs_[a-z0-9_]+`)
 
 // unknownMetrics names, per rule, each metric the rule reads that the
@@ -375,7 +325,7 @@ func unknownMetrics(t *testing.T, all []testRule, exposed map[string]bool) []str
 	var problems []string
 	for _, r := range all {
 		for _, vs := range selectors(parse(t, r)) {
-			name := metricName(vs)
+			name := contract.MetricName(vs)
 			switch {
 			case name == "":
 				problems = append(problems, fmt.Sprintf("rule %s (group %s): selector %s names no metric", r.name(), r.Group, vs))
@@ -400,7 +350,7 @@ func unknownMetrics(t *testing.T, all []testRule, exposed map[string]bool) []str
 }
 
 func TestEveryMetricIsExposed(t *testing.T) {
-	exposed := exposedNames(t)
+	exposed := contract.Exposed(t)
 	for _, problem := range unknownMetrics(t, generated(t, config.Default()), exposed) {
 		t.Error(problem)
 	}
@@ -408,7 +358,7 @@ func TestEveryMetricIsExposed(t *testing.T) {
 
 // The contract check itself finds a made-up metric and names the rule.
 func TestUnknownMetricIsCaught(t *testing.T) {
-	exposed := exposedNames(t)
+	exposed := contract.Exposed(t)
 	fake := []testRule{
 		{Group: "g", Alert: "MadeUp", Expr: `rate(zfs_made_up_total{job="zfs"}[5m]) > 0`,
 			Annotations: map[string]string{"description": "see zfs_also_made_up"}},
