@@ -175,18 +175,13 @@ func poolsBoard(cfg config.Config) (dashboard.Dashboard, error) {
 			cell(scanKeys, fmt.Sprintf(`zfs_scan_processed_bytes%s`, s.pool())),
 			cell(scanKeys, fmt.Sprintf(`zfs_scan_errors%s`, s.pool())),
 		},
-		[]col{
-			{"instance", "instance", nil},
-			{"pool", "pool", nil},
-			{"function", "scan", nil},
-			{"vdev", "vdev", nil},
-			{"state", "state", []dashboard.DynamicConfigValue{mappings(scanStateMap()), colorBackground()}},
+		append(scanCols(), []col{
 			{"Value #B", "started", []dashboard.DynamicConfigValue{unit("dateTimeAsIso")}},
 			{"Value #C", "ended", []dashboard.DynamicConfigValue{unit("dateTimeAsIso")}},
 			{"Value #D", "took", []dashboard.DynamicConfigValue{unit("s")}},
 			{"Value #E", "repaired or resilvered", []dashboard.DynamicConfigValue{unit("bytes")}},
 			errCol("Value #F", "errors"),
-		},
+		}...),
 		"Value #A"))
 	b.WithPanel(b.stat("Since last finished scrub",
 		fmt.Sprintf("Time since each pool's last scrub finished; orange past %s, when the scrub-overdue alert fires. A pool that never finished a scrub shows no value.",

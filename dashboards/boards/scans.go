@@ -38,18 +38,13 @@ func scansBoard(cfg config.Config) (dashboard.Dashboard, error) {
 			cell(scanKeys, fmt.Sprintf(`zfs_scan_start_time_seconds%s * 1000`, s.pool())),
 			cell(scanKeys, fmt.Sprintf(`zfs_scan_end_time_seconds%s * 1000`, s.pool())),
 		},
-		[]col{
-			{"instance", "instance", nil},
-			{"pool", "pool", nil},
-			{"function", "scan", nil},
-			{"vdev", "vdev", nil},
-			{"state", "state", []dashboard.DynamicConfigValue{mappings(scanStateMap()), colorBackground()}},
+		append(scanCols(), []col{
 			{"Value #B", "progress", []dashboard.DynamicConfigValue{unit("percentunit")}},
 			{"Value #C", "issue rate", []dashboard.DynamicConfigValue{unit("Bps")}},
 			{"Value #D", "time left", []dashboard.DynamicConfigValue{unit("s")}},
 			{"Value #E", "started", []dashboard.DynamicConfigValue{unit("dateTimeAsIso")}},
 			{"Value #F", "ended", []dashboard.DynamicConfigValue{unit("dateTimeAsIso")}},
-		},
+		}...),
 		"Value #A"))
 
 	b.WithPanel(b.timeseries("Progress",
@@ -87,4 +82,16 @@ func scansBoard(cfg config.Config) (dashboard.Dashboard, error) {
 		q(fmt.Sprintf(`zfs_scan_errors%s`, s.pool()), scan)))
 
 	return b.Build()
+}
+
+// scanCols are the first columns of a table of scans: which scan of which
+// pool, and its state in colour.
+func scanCols() []col {
+	return []col{
+		{"instance", "instance", nil},
+		{"pool", "pool", nil},
+		{"function", "scan", nil},
+		{"vdev", "vdev", nil},
+		{"state", "state", []dashboard.DynamicConfigValue{mappings(scanStateMap()), colorBackground()}},
+	}
 }
