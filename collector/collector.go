@@ -94,12 +94,15 @@ type Exporter struct {
 	source     *Source
 	logger     *slog.Logger
 	collectors map[string]Collector
+
+	mu      sync.Mutex
+	running map[string]time.Time // collectors still at work, since when
 }
 
 // New builds the enabled collectors. enabled overrides the flags when not
 // nil (tests and --once use it).
 func New(source *Source, logger *slog.Logger, enabled map[string]bool) (*Exporter, error) {
-	e := &Exporter{source: source, logger: logger, collectors: map[string]Collector{}}
+	e := &Exporter{source: source, logger: logger, collectors: map[string]Collector{}, running: map[string]time.Time{}}
 	for name, f := range factories {
 		on := f.defaultEnabled
 		if enabled != nil {
@@ -147,31 +150,112 @@ type scraper struct {
 // and its pools, so the scraper is an unchecked collector.
 func (s *scraper) Describe(chan<- *prometheus.Desc) {}
 
+// lateGrace is how long past the scrape's deadline a collector may still
+// finish. zpool commands end before the deadline; a collector that is not
+// done by then is blocked where no context reaches (a read of a kstat of a
+// pool hung in the kernel) and is left behind.
+const lateGrace = 200 * time.Millisecond
+
+// result is what one collector produced in a scrape.
+type result struct {
+	name     string
+	metrics  []prometheus.Metric
+	duration time.Duration
+	err      error
+}
+
 func (s *scraper) Collect(ch chan<- prometheus.Metric) {
 	scrape := s.e.source.NewScrape()
-	var wg sync.WaitGroup
+	results := make(chan result, len(s.e.collectors))
+	pending := map[string]time.Time{}
 	for name, c := range s.e.collectors {
-		wg.Go(func() { s.e.run(s.ctx, scrape, name, c, ch) })
+		began := time.Now()
+		if since, busy := s.e.start(name, began); busy {
+			err := fmt.Errorf("still running since an earlier scrape %s ago (blocked in the kernel?); not starting another", time.Since(since).Round(time.Millisecond))
+			s.e.report(ch, result{name: name, err: err})
+			continue
+		}
+		pending[name] = began
+		go func() {
+			metrics, err := collectOnce(s.ctx, scrape, c)
+			s.e.finish(name)
+			results <- result{name, metrics, time.Since(began), err}
+		}()
 	}
-	wg.Wait()
+	var late <-chan time.Time
+	if deadline, ok := s.ctx.Deadline(); ok {
+		timer := time.NewTimer(time.Until(deadline) + lateGrace)
+		defer timer.Stop()
+		late = timer.C
+	}
+	for len(pending) > 0 {
+		select {
+		case r := <-results:
+			delete(pending, r.name)
+			for _, m := range r.metrics {
+				ch <- m
+			}
+			s.e.report(ch, r)
+		case <-late:
+			for name, began := range pending {
+				err := errors.New("still running at the scrape's deadline; left behind, its metrics are missing")
+				s.e.report(ch, result{name: name, duration: time.Since(began), err: err})
+			}
+			pending = nil
+		}
+	}
 	s.e.source.collectSourceMetrics(ch)
 	s.e.source.collectCommandMetrics(ch)
 }
 
-func (e *Exporter) run(ctx context.Context, scrape *Scrape, name string, c Collector, ch chan<- prometheus.Metric) {
-	begin := time.Now()
+// collectOnce runs one collector and keeps what it sends, so that a collector
+// left behind at the deadline cannot write into a finished scrape.
+func collectOnce(ctx context.Context, scrape *Scrape, c Collector) ([]prometheus.Metric, error) {
+	ch := make(chan prometheus.Metric)
+	collected := make(chan []prometheus.Metric)
+	go func() {
+		var metrics []prometheus.Metric
+		for m := range ch {
+			metrics = append(metrics, m)
+		}
+		collected <- metrics
+	}()
 	err := c.Update(ctx, scrape, ch)
-	duration := time.Since(begin)
+	close(ch)
+	return <-collected, err
+}
+
+// start marks a collector as running, unless it still runs from an
+// earlier scrape: one blocked in the kernel is not started again, so that
+// blocked goroutines cannot pile up.
+func (e *Exporter) start(name string, now time.Time) (since time.Time, busy bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if since, busy := e.running[name]; busy {
+		return since, true
+	}
+	e.running[name] = now
+	return time.Time{}, false
+}
+
+func (e *Exporter) finish(name string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	delete(e.running, name)
+}
+
+// report sends a collector's success and duration, and logs its failure.
+func (e *Exporter) report(ch chan<- prometheus.Metric, r result) {
 	success := 1.0
 	switch {
-	case err == nil:
-		e.logger.Debug("collector succeeded", "collector", name, "duration_seconds", duration.Seconds())
-	case errors.Is(err, ErrNoData):
-		e.logger.Debug("collector returned no data", "collector", name, "duration_seconds", duration.Seconds())
+	case r.err == nil:
+		e.logger.Debug("collector succeeded", "collector", r.name, "duration_seconds", r.duration.Seconds())
+	case errors.Is(r.err, ErrNoData):
+		e.logger.Debug("collector returned no data", "collector", r.name, "duration_seconds", r.duration.Seconds())
 	default:
 		success = 0
-		e.logger.Error("collector failed", "collector", name, "duration_seconds", duration.Seconds(), "err", err)
+		e.logger.Error("collector failed", "collector", r.name, "duration_seconds", r.duration.Seconds(), "err", r.err)
 	}
-	ch <- prometheus.MustNewConstMetric(scrapeDurationDesc, prometheus.GaugeValue, duration.Seconds(), name)
-	ch <- prometheus.MustNewConstMetric(scrapeSuccessDesc, prometheus.GaugeValue, success, name)
+	ch <- prometheus.MustNewConstMetric(scrapeDurationDesc, prometheus.GaugeValue, r.duration.Seconds(), r.name)
+	ch <- prometheus.MustNewConstMetric(scrapeSuccessDesc, prometheus.GaugeValue, success, r.name)
 }

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -442,5 +443,72 @@ func TestRunningScansFromGuest(t *testing.T) {
 			}
 		})
 		replay.Advance()
+	}
+}
+
+// blockedCollector stands for a read blocked in the kernel (a kstat of a
+// pool hung with its disk): it ignores its context until released.
+type blockedCollector struct {
+	release chan struct{}
+	calls   atomic.Int32
+}
+
+func (b *blockedCollector) Update(_ context.Context, _ *Scrape, ch chan<- prometheus.Metric) error {
+	b.calls.Add(1)
+	<-b.release
+	ch <- prometheus.MustNewConstMetric(scrapeSuccessDesc, prometheus.GaugeValue, 1, "sent late")
+	return nil
+}
+
+// A collector blocked where no context reaches holds up neither the scrape
+// nor the other collectors, and is not started again while it is blocked.
+func TestScrapeLeavesBlockedCollectorBehind(t *testing.T) {
+	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	src := NewSource(SourceConfig{Runner: nopRunner{}, Now: func() time.Time { return testNow }}, logger)
+	e, err := New(src, logger, map[string]bool{"properties": true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocked := &blockedCollector{release: make(chan struct{})}
+	e.collectors["blocked"] = blocked
+
+	scrape := func() []*dto.MetricFamily {
+		ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+		defer cancel()
+		began := time.Now()
+		fams := gatherFrom(t, e.Scraper(ctx))
+		if took := time.Since(began); took > 300*time.Millisecond+lateGrace+200*time.Millisecond {
+			t.Errorf("scrape took %s with a 300ms deadline", took)
+		}
+		return fams
+	}
+	for i := range 2 {
+		fams := scrape()
+		if v, ok := value(fams, "zfs_exporter_collector_success", map[string]string{"collector": "blocked"}); !ok || v != 0 {
+			t.Errorf("scrape %d: blocked collector's success = %v (present %v), want 0", i, v, ok)
+		}
+		if _, ok := value(fams, "zfs_exporter_collector_success", map[string]string{"collector": "properties"}); !ok {
+			t.Errorf("scrape %d: the other collector is missing", i)
+		}
+	}
+	if n := blocked.calls.Load(); n != 1 {
+		t.Errorf("the blocked collector was started %d times, want 1", n)
+	}
+	close(blocked.release)
+	// The left-behind run ends; only then does a scrape start it again.
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		e.mu.Lock()
+		_, still := e.running["blocked"]
+		e.mu.Unlock()
+		if !still {
+			break
+		}
+	}
+	fams := scrape()
+	if v, _ := value(fams, "zfs_exporter_collector_success", map[string]string{"collector": "blocked"}); v != 1 {
+		t.Errorf("released collector's success = %v, want 1", v)
+	}
+	if n := blocked.calls.Load(); n != 2 {
+		t.Errorf("the released collector ran %d times in all, want 2", n)
 	}
 }

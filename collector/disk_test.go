@@ -72,7 +72,12 @@ func (f fixedStatus) Collect(ch chan<- prometheus.Metric) {
 	scrape := f.e.source.NewScrape()
 	scrape.statusOnce.Do(func() { scrape.status = f.status })
 	for name, c := range f.e.collectors {
-		f.e.run(context.Background(), scrape, name, c, ch)
+		began := time.Now()
+		metrics, err := collectOnce(context.Background(), scrape, c)
+		for _, m := range metrics {
+			ch <- m
+		}
+		f.e.report(ch, result{name, metrics, time.Since(began), err})
 	}
 }
 
