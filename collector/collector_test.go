@@ -441,6 +441,18 @@ func TestRunningScansFromGuest(t *testing.T) {
 					t.Errorf("%s%v = %v (present %v)", name, scan, v, ok)
 				}
 			}
+			// Vdev properties list neither dRAID vdevs nor counters for
+			// root-0: both are the sum of their children.
+			pool, _ := value(fams, "zfs_vdev_write_bytes_total", map[string]string{"pool": "dr", "vdev": "dr"})
+			draid, _ := value(fams, "zfs_vdev_write_bytes_total", map[string]string{"pool": "dr", "vdev": "draid1:2d:5c:1s-0"})
+			leaves := 0.0
+			for n := 13; n <= 17; n++ {
+				v, _ := value(fams, "zfs_vdev_write_bytes_total", map[string]string{"pool": "dr", "vdev": fmt.Sprintf("virtio-zd%02d", n)})
+				leaves += v
+			}
+			if leaves <= 0 || draid != leaves || pool != draid {
+				t.Errorf("dr: pool row %v, dRAID vdev %v, leaves %v: want all equal and > 0", pool, draid, leaves)
+			}
 		})
 		replay.Advance()
 	}

@@ -122,7 +122,7 @@ func collectVdevIOProperties(p *zpool.Pool, props []zpool.Property, ch chan<- pr
 		}
 		values[name][prop.Property] = v
 	}
-	poolRowFromTopLevel(p.Root, values)
+	fillFromChildren(p.Root, values, true)
 	// An active hot spare has one row in the vdev properties but two
 	// places in the tree: it is sent once.
 	walkVdevsOnce(p.Root, func(v *zpool.Vdev, _ string, _ *zpool.Vdev) {
@@ -133,29 +133,40 @@ func collectVdevIOProperties(p *zpool.Pool, props []zpool.Property, ch chan<- pr
 	return bad
 }
 
-// poolRowFromTopLevel fills the pool's own row when its vdev properties
-// read 0 (OpenZFS 2.2 and 2.3 keep no counters in root-0): the sum of the
-// top-level vdevs the pool writes to, as the pool row of zpool iostat
-// shows it; cache devices and spares are not under the root.
-func poolRowFromTopLevel(root *zpool.Vdev, values map[string]map[string]float64) {
-	for _, v := range values[root.Name] {
-		if v != 0 {
-			return
-		}
+// fillFromChildren gives a vdev that the vdev properties leave without
+// counters the sum of its children's, as zpool iostat adds them up:
+// OpenZFS 2.2 and 2.3 keep none in root-0 (it reads 0), and 2.3.2 lists no
+// dRAID vdev at all. The pool's row leaves out cache devices and spares,
+// which are not under the root.
+func fillFromChildren(v *zpool.Vdev, values map[string]map[string]float64, isRoot bool) {
+	for _, c := range v.Children {
+		fillFromChildren(c, values, false)
+	}
+	if m, ok := values[v.Name]; ok && len(m) == len(vdevIOProperty) && !(isRoot && allZero(m)) {
+		return
 	}
 	sum := map[string]float64{}
-	for _, top := range root.Children {
-		m, ok := values[top.Name]
-		if !ok || top.Class == zpool.ClassCache || top.Class == zpool.ClassSpare {
+	for _, c := range v.Children {
+		m, ok := values[c.Name]
+		if !ok || len(m) != len(vdevIOProperty) || isRoot && (c.Class == zpool.ClassCache || c.Class == zpool.ClassSpare) {
 			continue
 		}
-		for prop, v := range m {
-			sum[prop] += v
+		for prop, x := range m {
+			sum[prop] += x
 		}
 	}
 	if len(sum) == len(vdevIOProperty) {
-		values[root.Name] = sum
+		values[v.Name] = sum
 	}
+}
+
+func allZero(m map[string]float64) bool {
+	for _, v := range m {
+		if v != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 var vdevIOProperty = map[string]bool{"read_bytes": true, "write_bytes": true, "read_ops": true, "write_ops": true}
