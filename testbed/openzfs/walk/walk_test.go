@@ -536,6 +536,11 @@ func TestWalk(t *testing.T) {
 		pool := "pulled"
 		zpool(t, "create", "-f", "-o", "failmode=wait", "-m", filepath.Join(mnt, pool), pool, disk(21))
 		writeRandom(t, filepath.Join(mnt, pool, "before"), 8)
+		// The disk goes while idle: a request still in flight when the
+		// device is removed may never end, and then zpool hangs rather
+		// than the pool suspending (that case is checked too, below).
+		zpool(t, "sync", pool)
+		waitIdle(t, disk(21))
 		device := pciDevice(t, disk(21))
 		writeSysfs(t, filepath.Join(device, "remove"), "1")
 		// A write finds the disk gone; with failmode=wait it blocks until
@@ -668,6 +673,23 @@ func hungZpool(t *testing.T, pool string) {
 	if !is(m, "zfs_pool_state", map[string]string{"pool": "mir", "state": "online"}) {
 		t.Errorf("mir: zfs_pool_state{state=online} != 1 from the kstat fallback")
 	}
+}
+
+// waitIdle waits until the block device under disk has no request in
+// flight.
+func waitIdle(t *testing.T, disk string) {
+	t.Helper()
+	dev, err := filepath.EvalSymlinks(disk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inflight := filepath.Join("/sys/block", filepath.Base(dev), "inflight")
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		if data, err := os.ReadFile(inflight); err == nil && len(strings.Fields(string(data))) == 2 && strings.Fields(string(data))[0] == "0" && strings.Fields(string(data))[1] == "0" {
+			return
+		}
+	}
+	t.Logf("%s still has requests in flight after 10 s", dev)
 }
 
 // pciDevice returns the sysfs directory of the PCI device behind a disk:
