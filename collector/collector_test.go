@@ -326,10 +326,7 @@ func TestDraidStateFromTextWhenJSONLacksIt(t *testing.T) {
 // Prometheus rejects the whole scrape.
 func TestActiveSpareExportedOnceFromVdevProperties(t *testing.T) {
 	dir := "internal/zpool/testdata/openzfs-2.3-guest/"
-	f, err := sample.Read(dir + "06-spare-inuse__zpool_status_-j_--json-int.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
+	f := sample.MustRead(t, dir+"06-spare-inuse__zpool_status_-j_--json-int.txt")
 	st, err := zpool.ParseStatusJSON(bytes.NewReader(f.Body))
 	if err != nil {
 		t.Fatal(err)

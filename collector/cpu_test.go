@@ -227,10 +227,7 @@ func TestParsePsTime(t *testing.T) {
 }
 
 func TestParseFreeBSDThreads(t *testing.T) {
-	f, err := sample.Read("testdata/cpu-freebsd/ps-axH.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
+	f := sample.MustRead(t, "testdata/cpu-freebsd/ps-axH.txt")
 	rows, err := parseFreeBSDThreads(bytes.NewReader(f.Body))
 	if err != nil {
 		t.Fatal(err)
@@ -279,10 +276,7 @@ func TestParseFreeBSDThreads(t *testing.T) {
 }
 
 func TestParseSunOSProcesses(t *testing.T) {
-	f, err := sample.Read("testdata/cpu-illumos/ps-e.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
+	f := sample.MustRead(t, "testdata/cpu-illumos/ps-e.txt")
 	rows, err := parseSunOSProcesses(bytes.NewReader(f.Body))
 	if err != nil {
 		t.Fatal(err)

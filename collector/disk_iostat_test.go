@@ -41,11 +41,7 @@ func newTestOSSampler(os string, interval time.Duration) *OSIostatSampler {
 // readSample returns the output part of a fixture or corpus sample.
 func readSample(t *testing.T, path string) string {
 	t.Helper()
-	f, err := sample.Read(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(f.Body)
+	return string(sample.MustRead(t, path).Body)
 }
 
 func fixture(t *testing.T, name string) string {

@@ -36,10 +36,7 @@ func leafWrite(t *testing.T, s *IostatSampler, pool, leaf string) float64 {
 // A real zfs-fuse stream of three one-second reports while data was
 // written: the first (since import) is skipped, the next two integrated.
 func TestSamplerIntegratesRates(t *testing.T) {
-	f, err := sample.Read("internal/zpool/testdata/zfs-fuse/interval__iostat-v-1-3.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
+	f := sample.MustRead(t, "internal/zpool/testdata/zfs-fuse/interval__iostat-v-1-3.txt")
 	s := newTestSampler(time.Second)
 	if err := s.consume(strings.NewReader(string(f.Body))); err != nil {
 		t.Fatal(err)
@@ -61,10 +58,7 @@ func TestSamplerIntegratesRates(t *testing.T) {
 }
 
 func TestSamplerResetsOnLayoutChangeAndForgetsGonePools(t *testing.T) {
-	mirror, err := sample.Read("internal/zpool/testdata/zfs-fuse/interval__iostat-v-1-3.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
+	mirror := sample.MustRead(t, "internal/zpool/testdata/zfs-fuse/interval__iostat-v-1-3.txt")
 	s := newTestSampler(2 * time.Second)
 	if err := s.consume(strings.NewReader(string(mirror.Body))); err != nil {
 		t.Fatal(err)

@@ -104,10 +104,7 @@ func kstatCorpus(t *testing.T, names ...string) fstest.MapFS {
 	dir := sample.Dir(t, "corpus/kstat-linux")
 	fsys := fstest.MapFS{}
 	for _, name := range names {
-		f, err := sample.Read(filepath.Join(dir, name+".txt"))
-		if err != nil {
-			t.Fatal(err)
-		}
+		f := sample.MustRead(t, filepath.Join(dir, name+".txt"))
 		cmd, _, _ := strings.Cut(strings.TrimPrefix(f.Header["command"], "cat "), " ")
 		path, ok := strings.CutPrefix(cmd, "/proc/spl/kstat/zfs/")
 		if !ok {
@@ -371,10 +368,7 @@ func replayOf(t *testing.T, command string, fixtures ...string) *runner.Replay {
 	t.Helper()
 	var body strings.Builder
 	for _, f := range fixtures {
-		s, err := sample.Read(f)
-		if err != nil {
-			t.Fatal(err)
-		}
+		s := sample.MustRead(t, f)
 		body.Write(s.Body)
 	}
 	dir := t.TempDir()

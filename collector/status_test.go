@@ -19,11 +19,11 @@ import (
 // poolMetrics parses a status fixture and returns what collectPool sends.
 func poolMetrics(t *testing.T, fixture string, json bool) []*dto.MetricFamily {
 	t.Helper()
-	f, err := sample.Read(fixture)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var st *zpool.Status
+	f := sample.MustRead(t, fixture)
+	var (
+		st  *zpool.Status
+		err error
+	)
 	if json {
 		st, err = zpool.ParseStatusJSON(bytes.NewReader(f.Body))
 	} else {

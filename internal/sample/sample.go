@@ -89,6 +89,16 @@ func Read(path string) (File, error) {
 	return File{}, fmt.Errorf("%s: no '# ---' line", path)
 }
 
+// MustRead reads a sample, failing the test when it cannot.
+func MustRead(t testing.TB, path string) File {
+	t.Helper()
+	f, err := Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
 // Glob reads every sample matching pattern under dir.
 func Glob(t testing.TB, dir, pattern string) []File {
 	t.Helper()

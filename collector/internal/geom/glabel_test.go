@@ -21,10 +21,7 @@ func TestParseGlabelStatus(t *testing.T) {
 	}
 	// With and without -s, the same labels.
 	for _, name := range []string{"glabel-status.txt", "glabel-status-s.txt"} {
-		f, err := sample.Read(filepath.Join("testdata", name))
-		if err != nil {
-			t.Fatal(err)
-		}
+		f := sample.MustRead(t, filepath.Join("testdata", name))
 		got, err := ParseGlabelStatus(bytes.NewReader(f.Body))
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)

@@ -85,10 +85,7 @@ func TestCorpusValues(t *testing.T) {
 	dir := sample.Dir(t, "corpus/iostat")
 	parse := func(name string) []Report {
 		t.Helper()
-		f, err := sample.Read(filepath.Join(dir, name))
-		if err != nil {
-			t.Fatal(err)
-		}
+		f := sample.MustRead(t, filepath.Join(dir, name))
 		r, err := ParseIostat(bytes.NewReader(f.Body))
 		if err != nil {
 			t.Fatal(err)
@@ -110,12 +107,9 @@ func TestCorpusValues(t *testing.T) {
 	}
 
 	// A fragment: its part before "[...]" is complete.
-	f, err := sample.Read(filepath.Join(dir, "solaris-iostat-xnze-errors-columns.txt"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	f := sample.MustRead(t, filepath.Join(dir, "solaris-iostat-xnze-errors-columns.txt"))
 	complete, _, _ := bytes.Cut(f.Body, []byte("[...]"))
-	r, err = ParseIostat(bytes.NewReader(complete))
+	r, err := ParseIostat(bytes.NewReader(complete))
 	if err != nil || len(r) != 1 || len(r[0].Devices) != 4 || r[0].Devices[3].Errors == nil {
 		t.Errorf("-xnze before [...]: %+v, %v", r, err)
 	}

@@ -25,10 +25,7 @@ func checkGolden(t *testing.T, golden string, v any) {
 // fixture returns the output part of testdata/<name>.txt.
 func fixture(t testing.TB, name string) []byte {
 	t.Helper()
-	f, err := sample.Read(filepath.Join("testdata", name+".txt"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	f := sample.MustRead(t, filepath.Join("testdata", name+".txt"))
 	return f.Body
 }
 

@@ -244,7 +244,7 @@ func TestCapturesNormalized(t *testing.T) {
 	dir := sample.Dir(t, "captures/openzfs-2.3")
 	read := func(name string) *Named {
 		t.Helper()
-		n, err := ParseNamed(bytes.NewReader(readSample(t, filepath.Join(dir, "04-scrubbed-healthy__kstat-zfs-"+name+".txt")).Body))
+		n, err := ParseNamed(bytes.NewReader(sample.MustRead(t, filepath.Join(dir, "04-scrubbed-healthy__kstat-zfs-"+name+".txt")).Body))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -262,7 +262,7 @@ func TestCapturesNormalized(t *testing.T) {
 	if io.Stats["arc_write_bytes"] != 251877480 || len(io.Stats) != 26 {
 		t.Errorf("tank iostats = %+v", io)
 	}
-	state, err := ParsePoolState(bytes.NewReader(readSample(t, filepath.Join(dir, "09-errors-repaired__kstat-zfs-tank.state.txt")).Body))
+	state, err := ParsePoolState(bytes.NewReader(sample.MustRead(t, filepath.Join(dir, "09-errors-repaired__kstat-zfs-tank.state.txt")).Body))
 	if err != nil || !strings.Contains("online degraded", state) {
 		t.Errorf("tank state = %q, %v", state, err)
 	}

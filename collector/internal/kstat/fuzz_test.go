@@ -16,7 +16,7 @@ import (
 func addSeeds(f *testing.F) {
 	paths, _ := filepath.Glob("testdata/*.txt")
 	for _, p := range paths {
-		f.Add(readSample(f, p).Body)
+		f.Add(sample.MustRead(f, p).Body)
 	}
 	for _, dir := range []string{"corpus/kstat-linux", "corpus/kstat-freebsd", "corpus/kstat-illumos"} {
 		for _, s := range sample.Glob(f, sample.Dir(f, dir), "*.txt") {

@@ -20,19 +20,10 @@ func checkGolden(t *testing.T, golden string, v any) {
 	sample.GoldenJSON(t, golden, v, *update)
 }
 
-func readSample(t testing.TB, path string) sample.File {
-	t.Helper()
-	f, err := sample.Read(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return f
-}
-
 // fixture reads testdata/<name>.txt without its header.
 func fixture(t testing.TB, name string) io.Reader {
 	t.Helper()
-	return bytes.NewReader(readSample(t, filepath.Join("testdata", name+".txt")).Body)
+	return bytes.NewReader(sample.MustRead(t, filepath.Join("testdata", name+".txt")).Body)
 }
 
 // parserFor picks the parser of a fixture by its name: the platform and

@@ -30,7 +30,7 @@ func TestMiscFromNamedCorpus(t *testing.T) {
 		{"zfetchstats-zol06", MiscPrefetch, 11, map[string]float64{"hits": 7067992, "misses": 11}, []string{"max_streams", "io_issued"}},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
-			f := readSample(t, filepath.Join(dir, tc.file+".txt"))
+			f := sample.MustRead(t, filepath.Join(dir, tc.file+".txt"))
 			n, err := ParseNamed(bytes.NewReader(f.Body))
 			if err != nil {
 				t.Fatal(err)
@@ -94,7 +94,7 @@ func TestMiscFromSysctlEdges(t *testing.T) {
 }
 
 func TestMiscFromSysctlCorpus(t *testing.T) {
-	f := readSample(t, filepath.Join(sample.Dir(t, "corpus/kstat-freebsd"), "sysctl-zfetchstats-freebsd14-telegraf.txt"))
+	f := sample.MustRead(t, filepath.Join(sample.Dir(t, "corpus/kstat-freebsd"), "sysctl-zfetchstats-freebsd14-telegraf.txt"))
 	stats, err := ParseSysctl(bytes.NewReader(f.Body))
 	if err != nil {
 		t.Fatal(err)

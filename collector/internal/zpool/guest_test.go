@@ -23,10 +23,7 @@ func TestOpenZFSGuestCaptures(t *testing.T) {
 	}
 	for _, path := range paths {
 		t.Run(filepath.Base(filepath.Dir(path))+"/"+filepath.Base(path), func(t *testing.T) {
-			f, err := sample.Read(path)
-			if err != nil {
-				t.Fatal(err)
-			}
+			f := sample.MustRead(t, path)
 			if exit := f.Header["exit"]; exit != "" && exit != "0" {
 				// Refused: usage on stderr, nothing on stdout.
 				if body := strings.TrimSpace(string(f.Body)); body != "" {
@@ -70,10 +67,7 @@ func TestOpenZFSGuestCaptures(t *testing.T) {
 // elsewhere (the exporter reads the text status for it), so it stays
 // empty here rather than being guessed.
 func TestJSONDraidWithoutTypeOrState(t *testing.T) {
-	f, err := sample.Read("testdata/openzfs-2.3-guest/01-created__zpool_status_-j_--json-int.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
+	f := sample.MustRead(t, "testdata/openzfs-2.3-guest/01-created__zpool_status_-j_--json-int.txt")
 	st, err := ParseStatusJSON(bytes.NewReader(f.Body))
 	if err != nil {
 		t.Fatal(err)

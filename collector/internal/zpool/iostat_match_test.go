@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/zpool-exporter/zpool_exporter/internal/sample"
 )
 
 // Status trees built by hand, as the status parsers would return them.
@@ -438,14 +440,14 @@ func TestHandBuiltTrees(t *testing.T) {
 		if scenario == "interval" {
 			scenario = "mirror" // the same pool, captured in its own scenario
 		}
-		body := readSample(t, "testdata/zfs-fuse/"+scenario+"__status.txt").Body
+		body := sample.MustRead(t, "testdata/zfs-fuse/"+scenario+"__status.txt").Body
 		if got, want := treeNames(pools), configRows(body); fmt.Sprint(got) != fmt.Sprint(want) {
 			t.Errorf("%s: tree %v, status %v", scenario, got, want)
 		}
 	}
 	dir := openZFS23(t)
 	for _, scenario := range []string{"04-scrubbed-healthy", "09-errors-repaired", "11-cleared"} {
-		body := readSample(t, filepath.Join(dir, scenario+"__zpool-status.txt")).Body
+		body := sample.MustRead(t, filepath.Join(dir, scenario+"__zpool-status.txt")).Body
 		if got, want := treeNames(openZFS23Trees(scenario).Pools), configRows(body); fmt.Sprint(got) != fmt.Sprint(want) {
 			t.Errorf("%s: tree %v, status %v", scenario, got, want)
 		}
@@ -478,7 +480,7 @@ func TestMatchIostatParsedStatus(t *testing.T) {
 	}
 	for _, p := range pairs {
 		t.Run(filepath.Base(p.iostat), func(t *testing.T) {
-			body := readSample(t, p.status).Body
+			body := sample.MustRead(t, p.status).Body
 			var st *Status
 			var err error
 			if strings.Contains(p.status, "json") {

@@ -25,18 +25,9 @@ func checkGolden(t *testing.T, golden string, v any) {
 	sample.GoldenJSON(t, golden, v, *update)
 }
 
-func readSample(t testing.TB, path string) sample.File {
-	t.Helper()
-	f, err := sample.Read(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return f
-}
-
 func parseIostatSample(t *testing.T, path string) []IostatReport {
 	t.Helper()
-	reports, err := ParseIostat(bytes.NewReader(readSample(t, path).Body))
+	reports, err := ParseIostat(bytes.NewReader(sample.MustRead(t, path).Body))
 	if err != nil {
 		t.Fatalf("%s: %v", filepath.Base(path), err)
 	}
@@ -632,7 +623,7 @@ func FuzzParseIostat(f *testing.F) {
 		seeds = append(seeds, paths...)
 	}
 	for _, p := range seeds {
-		f.Add(readSample(f, p).Body)
+		f.Add(sample.MustRead(f, p).Body)
 	}
 	for _, s := range sample.Glob(f, sample.Dir(f, "corpus/zpool-iostat"), "*.txt") {
 		f.Add(s.Body)

@@ -103,10 +103,7 @@ func TestParseGetTableMatchesScripted(t *testing.T) {
 	for _, f := range sample.Glob(t, dir, "09-errors-repaired__zpool-get-all-*-all-vdevs.txt") {
 		scripted := strings.Replace(f.Path, "zpool-get-all-", "zpool-get-Hp-all-", 1)
 		t.Run(filepath.Base(f.Path), func(t *testing.T) {
-			s, err := sample.Read(scripted)
-			if err != nil {
-				t.Fatal(err)
-			}
+			s := sample.MustRead(t, scripted)
 			table, err := ParseGet(bytes.NewReader(f.Body))
 			if err != nil {
 				t.Fatal(err)
@@ -133,10 +130,7 @@ func TestParseGetTableMatchesScripted(t *testing.T) {
 
 func TestParseGetVdevState(t *testing.T) {
 	dir := sample.Dir(t, "captures/openzfs-2.3")
-	f, err := sample.Read(filepath.Join(dir, "09-errors-repaired__zpool-get-Hp-all-r10-all-vdevs.txt"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	f := sample.MustRead(t, filepath.Join(dir, "09-errors-repaired__zpool-get-Hp-all-r10-all-vdevs.txt"))
 	props, err := ParseGet(bytes.NewReader(f.Body))
 	if err != nil {
 		t.Fatal(err)
@@ -450,10 +444,7 @@ func FuzzParseList(f *testing.F) {
 // Vdev properties name every vdev, the root as root-0, and give exact
 // cumulative counters; state is a number.
 func TestParseVdevPropertiesFixture(t *testing.T) {
-	f, err := sample.Read("testdata/vdevprops-raidz-special.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
+	f := sample.MustRead(t, "testdata/vdevprops-raidz-special.txt")
 	props, err := ParseGet(bytes.NewReader(f.Body))
 	if err != nil {
 		t.Fatal(err)

@@ -16,10 +16,7 @@ import (
 
 func parseStatusJSONFile(t *testing.T, path string) (*Status, sample.File) {
 	t.Helper()
-	f, err := sample.Read(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	f := sample.MustRead(t, path)
 	st, err := ParseStatusJSON(bytes.NewReader(f.Body))
 	if err != nil {
 		t.Fatalf("%s: %v", filepath.Base(path), err)
@@ -80,10 +77,7 @@ func TestParseStatusJSONCaptures(t *testing.T) {
 				t.Fatal(err)
 			}
 			scenario, _, _ := strings.Cut(name, "__")
-			text, err := sample.Read(filepath.Join(dir, scenario+"__zpool-status.txt"))
-			if err != nil {
-				t.Fatal(err)
-			}
+			text := sample.MustRead(t, filepath.Join(dir, scenario+"__zpool-status.txt"))
 			want := textPoolStates(text.Body)
 			if got := poolStates(st); len(want) == 0 || !reflect.DeepEqual(got, want) {
 				t.Errorf("pools = %v, text output says %v", got, want)

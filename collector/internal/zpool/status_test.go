@@ -24,10 +24,7 @@ func checkStatusGolden(t *testing.T, input string, st *Status) {
 
 func parseStatusSample(t *testing.T, path string) *Status {
 	t.Helper()
-	f, err := sample.Read(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	f := sample.MustRead(t, path)
 	st, err := ParseStatus(bytes.NewReader(f.Body), time.UTC)
 	if err != nil {
 		t.Fatalf("%s: %v", filepath.Base(path), err)
