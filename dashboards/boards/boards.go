@@ -101,9 +101,12 @@ func (s sel) topLevel(extra ...string) string {
 }
 
 // leaves selects the vdevs that are nobody's parent (disks, files, and a
-// pool's single-disk top-level vdevs).
+// pool's single-disk top-level vdevs). The parents are grouped first: two
+// disks of one mirror differ in no label but their name where the status
+// has no paths or GUIDs (text output), and renaming both to their parent
+// would make two identical series, an error in PromQL.
 func (s sel) leaves() string {
-	return fmt.Sprintf(`zfs_vdev_info%s unless on(instance, pool, vdev) label_replace(zfs_vdev_info%s, "vdev", "$1", "parent", "(.+)")`,
+	return fmt.Sprintf(`zfs_vdev_info%s unless on(instance, pool, vdev) label_replace(group by (instance, pool, parent) (zfs_vdev_info%s), "vdev", "$1", "parent", "(.+)")`,
 		s.pool(), s.pool())
 }
 
