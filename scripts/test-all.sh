@@ -1,18 +1,21 @@
 #!/usr/bin/env bash
 # Runs the whole test suite: gofmt, go vet, staticcheck, the unit tests, the
-# end-to-end tests against real zfs-fuse pools with promtool checking the
-# exposition, the dashboards and rules, and the walk on real OpenZFS 2.3 in
-# a qemu guest. Run it as
-# root on Debian: it installs zfs-fuse, prometheus (for promtool), qemu and
-# debootstrap when missing, starts the zfs-fuse daemon when none runs, and
-# stops the daemon again if it started it. ZPE_OPENZFS chooses the OpenZFS
-# versions of the walk (2.3 unless set; "none" leaves the walk out).
+# end-to-end tests against real zfs-fuse pools (promtool checking the
+# exposition; Prometheus running every dashboard query and recording rule,
+# and alerts of real faults reaching a webhook through Alertmanager), the
+# dashboards and rules, and the walk on real OpenZFS 2.3 in a qemu guest.
+# Run it as root on Debian: it installs zfs-fuse, prometheus (promtool and
+# the server), prometheus-alertmanager, qemu and debootstrap when missing,
+# starts the zfs-fuse daemon when none runs, and stops the daemon again if
+# it started it. ZPE_OPENZFS chooses the OpenZFS versions of the walk (2.3
+# unless set; "none" leaves the walk out).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 missing=()
 command -v zfs-fuse >/dev/null || missing+=(zfs-fuse)
-command -v promtool >/dev/null || missing+=(prometheus)
+{ command -v promtool && command -v prometheus; } >/dev/null || missing+=(prometheus)
+command -v prometheus-alertmanager >/dev/null || missing+=(prometheus-alertmanager)
 command -v qemu-system-x86_64 >/dev/null || missing+=(qemu-system-x86)
 command -v debootstrap >/dev/null || missing+=(debootstrap)
 command -v mkfs.ext4 >/dev/null || missing+=(e2fsprogs)

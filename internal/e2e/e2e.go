@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -43,7 +44,9 @@ type Exporter struct {
 	stderr *bytes.Buffer
 }
 
-func freeAddress(t testing.TB) string {
+// FreeAddress returns a 127.0.0.1 address with a port that was free a
+// moment ago, for a child process to listen on.
+func FreeAddress(t testing.TB) string {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -58,7 +61,7 @@ func freeAddress(t testing.TB) string {
 // environment.
 func Start(t testing.TB, bin string, env []string, args ...string) *Exporter {
 	t.Helper()
-	addr := freeAddress(t)
+	addr := FreeAddress(t)
 	cmd := exec.Command(bin, append([]string{"--web.listen-address=" + addr}, args...)...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -90,6 +93,26 @@ func Start(t testing.TB, bin string, env []string, args ...string) *Exporter {
 	}
 	t.Fatalf("exporter did not answer on %s within %s; log:\n%s", addr, wait, stderr.String())
 	return nil
+}
+
+// Pid is the exporter's process id.
+func (e *Exporter) Pid() int { return e.cmd.Process.Pid }
+
+// Quit stops the exporter with SIGQUIT, on which a Go program prints the
+// stack of every goroutine, and returns its log ending with that dump.
+func (e *Exporter) Quit(t testing.TB) string {
+	t.Helper()
+	if err := e.cmd.Process.Signal(syscall.SIGQUIT); err != nil {
+		return fmt.Sprintf("SIGQUIT: %v\n%s", err, e.stderr.String())
+	}
+	done := make(chan struct{})
+	go func() { _ = e.cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		return "no exit 10s after SIGQUIT\n" + e.stderr.String()
+	}
+	return e.stderr.String()
 }
 
 // ScrapeText fetches /metrics and returns the body.
