@@ -7,7 +7,7 @@ LDFLAGS   := -X github.com/prometheus/common/version.Version=$(VERSION) \
              -X github.com/prometheus/common/version.Revision=$(REVISION) \
              -X github.com/prometheus/common/version.Branch=main
 
-.PHONY: build cross test test-short test-all testbed mixin check fmt vet staticcheck bench fuzz
+.PHONY: build cross test test-short test-all testbed mixin pictures check fmt vet staticcheck bench fuzz
 
 # Every OS the exporter runs on; a build-tag mistake fails here.
 PLATFORMS ?= linux/amd64 linux/arm64 freebsd/amd64 illumos/amd64 solaris/amd64
@@ -44,6 +44,12 @@ testbed:
 # Rewrites the dashboards and rules in dashboards/out from their Go code.
 mixin:
 	cd dashboards && $(GO) run ./cmd/mixin
+
+# Redraws docs/dashboards/*.svg, the README's pictures of the dashboards,
+# from a real Prometheus over zfs-fuse pools and replays (root, zfs-fuse,
+# prometheus, prometheus-alertmanager; about 3 minutes).
+pictures:
+	ZPE_PICTURES=$(CURDIR)/docs/dashboards $(GO) test -count=1 -v -timeout 15m -run TestPrometheusDashboardsAndAlerts ./cmd/zpool_exporter/
 
 check: fmt vet staticcheck
 

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -213,7 +214,51 @@ func TestPrometheusDashboardsAndAlerts(t *testing.T) {
 		})
 	})
 	logPhase("offlining a leaf of the mirror")
+	if dir := os.Getenv("ZPE_PICTURES"); dir != "" {
+		drawDashboards(t, prom, host.URL, began, dir, mirrorMnt, stripeMnt)
+		logPhase("drawing the dashboards")
+	}
 	t.Logf("whole test: %s", time.Since(began).Round(time.Second))
+}
+
+// drawDashboards runs a few minutes of benchmark-like writes and reads on
+// two pools and then draws every dashboard from what Prometheus gathered
+// since began, as the pictures of the README (`make pictures`).
+func drawDashboards(t *testing.T, p *prom, host string, began time.Time, dir string, mounts ...string) {
+	t.Helper()
+	for round := range 4 {
+		for _, mnt := range mounts {
+			file := filepath.Join(mnt, fmt.Sprintf("bench-%d", round))
+			writeRandom(t, file, 16*(round+1))
+			if out, err := exec.Command("sh", "-c", "cat "+file+" >/dev/null").CombinedOutput(); err != nil {
+				t.Fatalf("reading %s back: %v\n%s", file, err, out)
+			}
+			if err := os.Remove(file); err != nil {
+				t.Fatal(err)
+			}
+		}
+		time.Sleep(10 * time.Second)
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	from, to := strconv.FormatInt(began.Unix(), 10), strconv.FormatInt(time.Now().Unix(), 10)
+	draw := func(args ...string) {
+		cmd := exec.Command("go", append([]string{"run", "./cmd/render", "-prometheus", p.url,
+			"-from", from, "-to", to, "-scrape-interval", "1s", "-out", abs}, args...)...)
+		cmd.Dir = filepath.Dir(mixinDir)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("drawing the dashboards: %v\n%s", err, out)
+		}
+	}
+	// The pools, I/O and benchmark pictures show the zfs-fuse pools alone:
+	// a replay's counters start over at each round of its steps. Running
+	// scans only come from the replays.
+	draw("-var", "instance="+strings.TrimPrefix(host, "http://"),
+		"out/dashboards/zfs-pools.json", "out/dashboards/zfs-io.json", "out/dashboards/zfs-benchmark.json")
+	draw("out/dashboards/zfs-scans.json")
+	t.Logf("dashboards drawn into %s", abs)
 }
 
 func lookPath(t *testing.T, name, pkg string) string {
