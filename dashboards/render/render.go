@@ -259,6 +259,21 @@ type result struct {
 	series []series
 }
 
+// rangeData fetches the series of a panel drawn over time, or draws why
+// there are none.
+func (r *renderer) rangeData(ctx context.Context, p *Panel, b box) ([]result, bool) {
+	results, err := r.fetch(ctx, p, false)
+	if err != nil {
+		r.failed(p, b, err)
+		return nil, false
+	}
+	if !hasPoints(results) {
+		r.noData(b)
+		return nil, false
+	}
+	return results, true
+}
+
 // fetch runs the panel's targets: over the range, or at its end for the
 // panels that show one value per series.
 func (r *renderer) fetch(ctx context.Context, p *Panel, instant bool) ([]result, error) {

@@ -10,13 +10,8 @@ import (
 // run of equal values, coloured and named by the panel's mappings or
 // thresholds (status-history panels are drawn the same way).
 func (r *renderer) stateTimeline(ctx context.Context, p *Panel, b box) {
-	results, err := r.fetch(ctx, p, false)
-	if err != nil {
-		r.failed(p, b, err)
-		return
-	}
-	if !hasPoints(results) {
-		r.noData(b)
+	results, ok := r.rangeData(ctx, p, b)
+	if !ok {
 		return
 	}
 	lines := plotLines(results, false)

@@ -18,13 +18,8 @@ type plotLine struct {
 // timeseries draws a graph: axes, one line (or bars) per series, filled
 // areas, threshold lines, annotations and a legend with its calculations.
 func (r *renderer) timeseries(ctx context.Context, p *Panel, b box) {
-	results, err := r.fetch(ctx, p, false)
-	if err != nil {
-		r.failed(p, b, err)
-		return
-	}
-	if !hasPoints(results) {
-		r.noData(b)
+	results, ok := r.rangeData(ctx, p, b)
+	if !ok {
 		return
 	}
 	custom := p.FieldConfig.Defaults.Custom
