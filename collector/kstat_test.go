@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"testing/fstest"
 	"time"
@@ -318,6 +319,70 @@ func TestPoolStateFromKstatWhenStatusHangs(t *testing.T) {
 	}
 	if v, _ := value(fams, "zfs_exporter_source_up", map[string]string{"source": SourceKstatState}); v != 1 {
 		t.Errorf("source kstat_pool_state not up")
+	}
+}
+
+// lateRunner stands for a zpool killed at its deadline on a machine so
+// busy that the kill takes effect only a while later.
+type lateRunner struct{ late time.Duration }
+
+func (r lateRunner) Run(ctx context.Context, name string, args ...string) ([]byte, error) {
+	<-ctx.Done()
+	time.Sleep(r.late)
+	return nil, fmt.Errorf("%s %s: %w", name, strings.Join(args, " "), runner.ErrTimeout)
+}
+
+// Pool states still come from the kstats when zpool status gives up only
+// after the scrape's deadline: on Linux they are read beside zpool status,
+// not after it.
+func TestPoolStateFromKstatWhenStatusEndsLate(t *testing.T) {
+	fsys := kstatCaptures(t, "09-errors-repaired")
+	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	src := NewSource(SourceConfig{Runner: lateRunner{late: 150 * time.Millisecond}, Kstat: fsys, Now: func() time.Time { return testNow }}, logger)
+	e, err := New(src, logger, map[string]bool{"status": true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	fams := gatherFrom(t, e.Scraper(ctx))
+	if v, _ := value(fams, "zfs_pool_state", map[string]string{"pool": "r10", "state": "degraded"}); v != 1 {
+		t.Errorf("r10 not degraded from its state kstat while zpool status ended past the deadline")
+	}
+	if v, _ := value(fams, "zfs_exporter_source_up", map[string]string{"source": SourceKstatState}); v != 1 {
+		t.Errorf("source kstat_pool_state not up")
+	}
+}
+
+// countingRunner hangs like hangingRunner and counts the commands started.
+type countingRunner struct {
+	mu    sync.Mutex
+	lines map[string]int
+}
+
+func (r *countingRunner) Run(ctx context.Context, name string, args ...string) ([]byte, error) {
+	r.mu.Lock()
+	r.lines[strings.Join(args, " ")]++
+	r.mu.Unlock()
+	return hangingRunner{}.Run(ctx, name, args...)
+}
+
+// Collectors that waited for a capability detection that timed out take
+// its error: one hung probe per scrape, not one after the other, which
+// would leave the kstat fallback no time.
+func TestFailedDetectionIsNotRepeatedWithinAScrape(t *testing.T) {
+	r := &countingRunner{lines: map[string]int{}}
+	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	src := NewSource(SourceConfig{Runner: r, Now: func() time.Time { return testNow }}, logger)
+	e, err := New(src, logger, map[string]bool{"status": true, "properties": true, "vdev_io": true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	gatherFrom(t, e.Scraper(ctx))
+	if n := r.lines["status -j --json-int"]; n != 1 {
+		t.Errorf("the first status probe ran %d times in one scrape, want 1", n)
 	}
 }
 

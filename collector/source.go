@@ -94,9 +94,14 @@ type Source struct {
 
 	detectMu sync.Mutex // held while detecting, which may take a whole scrape
 
-	mu        sync.Mutex // guards what follows
-	caps      *Capabilities
-	freshness map[string]sourceState
+	mu   sync.Mutex // guards what follows
+	caps *Capabilities
+	// The last detection that did not conclude, and how many did not: a
+	// caller that waited for one that failed takes its error rather than
+	// wait out a second one in the same scrape.
+	detectErr    error
+	detectFailed int
+	freshness    map[string]sourceState
 }
 
 type sourceState struct {
@@ -164,16 +169,25 @@ func NewSource(cfg SourceConfig, logger *slog.Logger) *Source {
 // Capabilities detects what zpool can do, once. A detection that timed out
 // is not remembered, so a zpool that hung at start is asked again later.
 func (s *Source) Capabilities(ctx context.Context) (Capabilities, error) {
-	s.detectMu.Lock()
-	defer s.detectMu.Unlock()
-	s.mu.Lock()
-	caps := s.caps
-	s.mu.Unlock()
+	caps, failed, _ := s.detected()
 	if caps != nil {
 		return *caps, nil
 	}
+	s.detectMu.Lock()
+	defer s.detectMu.Unlock()
+	caps, failedNow, lastErr := s.detected()
+	if caps != nil {
+		return *caps, nil
+	}
+	if failedNow != failed {
+		return Capabilities{}, lastErr // one failed while this caller waited
+	}
 	detected, err := s.detect(ctx)
 	if err != nil {
+		s.mu.Lock()
+		s.detectErr = err
+		s.detectFailed++
+		s.mu.Unlock()
 		return Capabilities{}, err
 	}
 	s.mu.Lock()
@@ -183,6 +197,14 @@ func (s *Source) Capabilities(ctx context.Context) (Capabilities, error) {
 	s.logger.Info("detected zpool capabilities", "status", strings.Join(caps.StatusArgs, " "),
 		"properties", getDescription(caps.GetArgs))
 	return *caps, nil
+}
+
+// detected returns the capabilities once known, and how many detections
+// failed so far with the last one's error.
+func (s *Source) detected() (*Capabilities, int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.caps, s.detectFailed, s.detectErr
 }
 
 func (s *Source) detect(ctx context.Context) (Capabilities, error) {

@@ -226,6 +226,7 @@ type metricsHandler struct {
 }
 
 func (h *metricsHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	began := time.Now()
 	timeout := h.timeout
 	if v := r.Header.Get("X-Prometheus-Scrape-Timeout-Seconds"); v != "" {
 		if secs, err := strconv.ParseFloat(v, 64); err == nil {
@@ -242,6 +243,7 @@ func (h *metricsHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		ErrorLog:      slog.NewLogLogger(h.logger.Handler(), slog.LevelError),
 		ErrorHandling: promhttp.ContinueOnError,
 	}).ServeHTTP(w, r)
+	h.logger.Debug("scrape served", "timeout", timeout, "duration_seconds", time.Since(began).Seconds())
 }
 
 func runOnce(ctx context.Context, o options, exporter *collector.Exporter, base prometheus.Gatherer, stdout io.Writer, logger *slog.Logger) int {
