@@ -6,7 +6,7 @@
 # same state, and the data disks are fresh sparse files each time.
 #
 # usage: run-job.sh --image DIR --job DIR [--disks N] [--disk-size SIZE]
-#                   [--disk-opt NAME:OPTS]... [--timeout SECONDS] [--accel tcg|kvm]
+#                   [--disk-opt NAME:OPTS]... [--timeout SECONDS] [--accel tcg|kvm] [--cpus N]
 #
 # Data disks appear in the guest as /dev/disk/by-id/virtio-zd01 and so on.
 # --disk-opt zd03:throttling.bps-total=2097152 appends qemu -drive options to
@@ -35,6 +35,7 @@ disk_size=1G
 timeout=1800
 accel=${ZPE_ACCEL:-tcg}
 memory=${ZPE_MEMORY:-3072}
+cpus=2
 declare -A disk_opts=()
 
 while (($#)); do
@@ -51,6 +52,7 @@ while (($#)); do
 		;;
 	--timeout) timeout=$2 ;;
 	--accel) accel=$2 ;;
+	--cpus) cpus=$2 ;;
 	*) usage ;;
 	esac
 	shift 2
@@ -61,6 +63,7 @@ if [ -z "$image" ] || [ -z "$job" ]; then usage; fi
 # bridge, the ISA bridge, the root disk and the 9p share take four.
 if ! [[ $disks =~ ^[0-9]+$ ]] || ((disks > 28)); then die "--disks wants 0 to 28, got $disks"; fi
 if ! [[ $timeout =~ ^[1-9][0-9]*$ ]]; then die "--timeout wants seconds, got $timeout"; fi
+if ! [[ $cpus =~ ^[1-9][0-9]?$ ]]; then die "--cpus wants 1 to 99, got $cpus"; fi
 image=$(readlink -f "$image")
 job=$(readlink -f "$job")
 for f in vmlinuz initrd.img root.img; do
@@ -106,11 +109,11 @@ append="root=LABEL=$label rw console=ttyS0 zpe.job=1 panic=1 quiet loglevel=4 sy
 # ZPE_APPEND adds kernel options, e.g. systemd.show_status=true to debug boot.
 append+=${ZPE_APPEND:+ $ZPE_APPEND}
 
-log "booting $(basename "$image") ($accel) with $disks disks of $disk_size, timeout ${timeout}s"
+log "booting $(basename "$image") ($accel, $cpus CPUs) with $disks disks of $disk_size, timeout ${timeout}s"
 start=$SECONDS
 rc=0
 timeout --kill-after=15 "$timeout" qemu-system-x86_64 \
-	-name zpe-job "${accel_args[@]}" -smp 2 -m "$memory" \
+	-name zpe-job "${accel_args[@]}" -smp "$cpus" -m "$memory" \
 	-nographic -vga none -monitor none -serial "file:$job/console.log" -nic none -no-reboot \
 	-kernel "$image/vmlinuz" -initrd "$image/initrd.img" -append "$append" \
 	-drive "if=none,id=root,file=$image/root.img,format=raw,snapshot=on" \
