@@ -36,7 +36,9 @@ started=""
 stop_zfs_fuse() {
 	if [ -n "$started" ] && [ -f "$pidfile" ]; then
 		kill "$(cat "$pidfile")" 2>/dev/null || true
-		for _ in $(seq 50); do zpool list >/dev/null 2>&1 || break; sleep 0.2; done
+		# zfs-fuse's zpool aborts when the daemon goes away under it; the
+		# subshell keeps bash's "Aborted" report out of the log.
+		for _ in $(seq 50); do (zpool list >/dev/null 2>&1; exit $?) 2>/dev/null || break; sleep 0.2; done
 		rm -f "$pidfile"
 	fi
 }
