@@ -286,71 +286,47 @@ func TestPoolStateFromKstatWhenStatusFails(t *testing.T) {
 }
 
 // hangingRunner stands for a zpool stuck in the kernel: it answers only
-// when its deadline has passed.
-type hangingRunner struct{}
+// when its deadline has passed, and late after that on a machine so busy
+// that the kill takes effect only a while later.
+type hangingRunner struct{ late time.Duration }
 
-func (hangingRunner) Run(ctx context.Context, name string, args ...string) ([]byte, error) {
-	<-ctx.Done()
-	return nil, fmt.Errorf("%s %s: %w", name, strings.Join(args, " "), runner.ErrTimeout)
-}
-
-// A zpool that hangs uses up its time, not the scrape's: zpool commands
-// end a little before the scrape's deadline, and the kstat fallback
-// answers in what is left.
-func TestPoolStateFromKstatWhenStatusHangs(t *testing.T) {
-	fsys := kstatCaptures(t, "09-errors-repaired")
-	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	src := NewSource(SourceConfig{Runner: hangingRunner{}, Kstat: fsys, Now: func() time.Time { return testNow }}, logger)
-	e, err := New(src, logger, map[string]bool{"status": true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-	defer cancel()
-	fams := gatherFrom(t, e.Scraper(ctx))
-	if ctx.Err() != nil {
-		t.Errorf("the scrape ran past its deadline")
-	}
-	if v, _ := value(fams, "zfs_pool_state", map[string]string{"pool": "r10", "state": "degraded"}); v != 1 {
-		t.Errorf("r10 not degraded from its state kstat while zpool status hangs")
-	}
-	if v, _ := value(fams, "zfs_exporter_source_up", map[string]string{"source": SourceStatus}); v != 0 {
-		t.Errorf("source zpool_status up while it hangs")
-	}
-	if v, _ := value(fams, "zfs_exporter_source_up", map[string]string{"source": SourceKstatState}); v != 1 {
-		t.Errorf("source kstat_pool_state not up")
-	}
-}
-
-// lateRunner stands for a zpool killed at its deadline on a machine so
-// busy that the kill takes effect only a while later.
-type lateRunner struct{ late time.Duration }
-
-func (r lateRunner) Run(ctx context.Context, name string, args ...string) ([]byte, error) {
+func (r hangingRunner) Run(ctx context.Context, name string, args ...string) ([]byte, error) {
 	<-ctx.Done()
 	time.Sleep(r.late)
 	return nil, fmt.Errorf("%s %s: %w", name, strings.Join(args, " "), runner.ErrTimeout)
 }
 
-// Pool states still come from the kstats when zpool status gives up only
-// after the scrape's deadline: on Linux they are read beside zpool status,
-// not after it.
-func TestPoolStateFromKstatWhenStatusEndsLate(t *testing.T) {
-	fsys := kstatCaptures(t, "09-errors-repaired")
-	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	src := NewSource(SourceConfig{Runner: lateRunner{late: 150 * time.Millisecond}, Kstat: fsys, Now: func() time.Time { return testNow }}, logger)
-	e, err := New(src, logger, map[string]bool{"status": true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-	defer cancel()
-	fams := gatherFrom(t, e.Scraper(ctx))
-	if v, _ := value(fams, "zfs_pool_state", map[string]string{"pool": "r10", "state": "degraded"}); v != 1 {
-		t.Errorf("r10 not degraded from its state kstat while zpool status ended past the deadline")
-	}
-	if v, _ := value(fams, "zfs_exporter_source_up", map[string]string{"source": SourceKstatState}); v != 1 {
-		t.Errorf("source kstat_pool_state not up")
+// A zpool that hangs uses up its time, not the scrape's: zpool commands
+// end a little before the scrape's deadline, and the kstat fallback
+// answers in what is left. When zpool gives up only after the scrape's
+// deadline, the states are still there: on Linux they are read beside
+// zpool status, not after it.
+func TestPoolStateFromKstatWhenStatusHangs(t *testing.T) {
+	for _, late := range []time.Duration{0, 150 * time.Millisecond} {
+		t.Run(fmt.Sprintf("ends %s late", late), func(t *testing.T) {
+			fsys := kstatCaptures(t, "09-errors-repaired")
+			logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+			src := NewSource(SourceConfig{Runner: hangingRunner{late: late}, Kstat: fsys, Now: func() time.Time { return testNow }}, logger)
+			e, err := New(src, logger, map[string]bool{"status": true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+			defer cancel()
+			fams := gatherFrom(t, e.Scraper(ctx))
+			if late == 0 && ctx.Err() != nil {
+				t.Errorf("the scrape ran past its deadline")
+			}
+			if v, _ := value(fams, "zfs_pool_state", map[string]string{"pool": "r10", "state": "degraded"}); v != 1 {
+				t.Errorf("r10 not degraded from its state kstat while zpool status hangs")
+			}
+			if v, _ := value(fams, "zfs_exporter_source_up", map[string]string{"source": SourceStatus}); v != 0 {
+				t.Errorf("source zpool_status up while it hangs")
+			}
+			if v, _ := value(fams, "zfs_exporter_source_up", map[string]string{"source": SourceKstatState}); v != 1 {
+				t.Errorf("source kstat_pool_state not up")
+			}
+		})
 	}
 }
 
