@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"regexp"
 	"sort"
-	"strings"
 	"testing"
 	"time"
 
@@ -14,6 +13,7 @@ import (
 
 	"github.com/zpool-exporter/zpool_exporter/dashboards/boards"
 	"github.com/zpool-exporter/zpool_exporter/dashboards/config"
+	"github.com/zpool-exporter/zpool_exporter/dashboards/render"
 )
 
 // The lints and the contract test read the generated JSON, not the Go
@@ -139,34 +139,17 @@ const rateWindow = 1234567 * time.Millisecond
 // rateWindowText is rateWindow as PromQL writes it.
 var rateWindowText = model.Duration(rateWindow).String()
 
-var grafanaVar = regexp.MustCompile(`\$\{(\w+)(?::\w+)?\}|\$(\w+)|\[\[(\w+)\]\]`)
-
 // substitute replaces Grafana's variables with values PromQL parses:
 // durations for the built-in intervals, a word for the dashboard's own
 // variables (which only appear inside label matchers). Anything else, like
-// the $1 of label_replace, is left alone.
+// the $1 of label_replace, is left alone, and a built-in not listed here
+// stays and fails to parse.
 func substitute(expr string, vars map[string]bool) string {
 	vals := map[string]string{"__rate_interval": rateWindowText, "__interval": "1h", "__range": "1h"}
 	for name := range vars {
 		vals[name] = "placeholder"
 	}
-	return expand(expr, vals, "placeholder")
-}
-
-// expand replaces the variables named in vals; other built-ins ($__name)
-// become builtin, and the rest is left as it is.
-func expand(expr string, vals map[string]string, builtin string) string {
-	return grafanaVar.ReplaceAllStringFunc(expr, func(m string) string {
-		sub := grafanaVar.FindStringSubmatch(m)
-		name := sub[1] + sub[2] + sub[3]
-		if v, ok := vals[name]; ok {
-			return v
-		}
-		if strings.HasPrefix(name, "__") {
-			return builtin
-		}
-		return m
-	})
+	return render.Interpolate(expr, vals)
 }
 
 // labelValues matches Grafana's label_values(selector, label) variable

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/zpool-exporter/zpool_exporter/dashboards/internal/contract"
+	"github.com/zpool-exporter/zpool_exporter/dashboards/render"
 )
 
 var sample = regexp.MustCompile(`^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})?\s+(\S+)$`)
@@ -112,7 +113,7 @@ func TestQueriesEvaluateOnGoldenSeries(t *testing.T) {
 	add := func(where, key, text string) {
 		// A comment names the case in promtool's report.
 		exprTests = append(exprTests, map[string]any{
-			"expr":        fmt.Sprintf("%s # q%d", expand(text, vals, "1m"), len(cases)),
+			"expr":        fmt.Sprintf("%s # q%d", render.Interpolate(text, vals), len(cases)),
 			"eval_time":   "20m",
 			"exp_samples": []any{},
 		})

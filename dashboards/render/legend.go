@@ -57,10 +57,10 @@ func (r *renderer) loadAnnotations(ctx context.Context, list []Annotation) {
 			continue
 		}
 		step := r.step
-		if d, err := time.ParseDuration(interpolate(a.Step, r.vars)); err == nil && d > 0 {
+		if d, err := time.ParseDuration(Interpolate(a.Step, r.vars)); err == nil && d > 0 {
 			step = d
 		}
-		s, err := r.prom.queryRange(ctx, interpolate(a.Expr, r.vars), r.from, r.to, step)
+		s, err := r.prom.queryRange(ctx, Interpolate(a.Expr, r.vars), r.from, r.to, step)
 		if err != nil {
 			r.report.Problems = append(r.report.Problems, Problem{Annotation: a.Name, Err: err})
 			continue

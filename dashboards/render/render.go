@@ -282,7 +282,7 @@ func (r *renderer) fetch(ctx context.Context, p *Panel, instant bool) ([]result,
 		if t.Hide || strings.TrimSpace(t.Expr) == "" {
 			continue
 		}
-		expr := interpolate(t.Expr, r.vars)
+		expr := Interpolate(t.Expr, r.vars)
 		var s []series
 		var err error
 		if instant {

@@ -13,8 +13,9 @@ import (
 // underscore, so label_replace's $1 is left alone.
 var varRef = regexp.MustCompile(`\$\{([A-Za-z_]\w*)(?::[^}]*)?\}|\[\[([A-Za-z_]\w*)(?::[^\]]*)?\]\]|\$([A-Za-z_]\w*)`)
 
-// interpolate replaces the variables of vars in s; unknown ones stay.
-func interpolate(s string, vars map[string]string) string {
+// Interpolate replaces the Grafana variables of vars in s; unknown ones
+// stay as they are.
+func Interpolate(s string, vars map[string]string) string {
 	return varRef.ReplaceAllStringFunc(s, func(ref string) string {
 		m := varRef.FindStringSubmatch(ref)
 		name := m[1] + m[2] + m[3]

@@ -19,8 +19,8 @@ func TestInterpolate(t *testing.T) {
 		`$unknown and ${other}`:                    `$unknown and ${other}`,
 		`$instance$pool`:                           `.+tank`,
 	} {
-		if got := interpolate(in, vars); got != want {
-			t.Errorf("interpolate(%s) = %s, want %s", in, got, want)
+		if got := Interpolate(in, vars); got != want {
+			t.Errorf("Interpolate(%s) = %s, want %s", in, got, want)
 		}
 	}
 }
