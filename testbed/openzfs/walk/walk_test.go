@@ -77,15 +77,25 @@ func start(t *testing.T, name string, args ...string) *command {
 
 // wait waits for the command and says how it failed, if it did.
 func (c *command) wait() error {
+	if !c.ended(stuckAfter) {
+		return fmt.Errorf("%s: still running after %s", c.line, stuckAfter)
+	}
+	if err := <-c.done; err != nil {
+		return fmt.Errorf("%s: %v\n%s", c.line, err, c.out.String())
+	}
+	return nil
+}
+
+// ended waits at most limit for the command to end; one that has not is
+// killed and left behind.
+func (c *command) ended(limit time.Duration) bool {
 	select {
 	case err := <-c.done:
-		if err != nil {
-			return fmt.Errorf("%s: %v\n%s", c.line, err, c.out.String())
-		}
-		return nil
-	case <-time.After(stuckAfter):
+		c.done <- err // for wait
+		return true
+	case <-time.After(limit):
 		_ = c.cmd.Process.Kill()
-		return fmt.Errorf("%s: still running after %s", c.line, stuckAfter)
+		return false
 	}
 }
 
@@ -703,18 +713,7 @@ func waitPulled(t *testing.T, e *e2e.Exporter, pool string) pulledOutcome {
 		if state, _ := os.ReadFile(stateFile); strings.TrimSpace(string(state)) == "SUSPENDED" {
 			return pulledSuspended
 		}
-		// A zpool stuck in the kernel may not even die when killed: it
-		// is left behind rather than waited for.
-		cmd := exec.Command("zpool", "status", pool)
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		done := make(chan error, 1)
-		go func() { done <- cmd.Wait() }()
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			_ = cmd.Process.Kill()
+		if !start(t, "zpool", "status", pool).ended(10 * time.Second) {
 			return pulledHung
 		}
 		m := e.Scrape(t)
