@@ -141,9 +141,16 @@ func (e *Exporter) Scraper(ctx context.Context) prometheus.Collector {
 	return &scraper{e: e, ctx: ctx}
 }
 
+// ScraperFor is Scraper reading through the caller's scrape, so that the
+// caller can then take the same `zpool status` the collectors read.
+func (e *Exporter) ScraperFor(ctx context.Context, scrape *Scrape) prometheus.Collector {
+	return &scraper{e: e, ctx: ctx, scrape: scrape}
+}
+
 type scraper struct {
-	e   *Exporter
-	ctx context.Context
+	e      *Exporter
+	ctx    context.Context
+	scrape *Scrape // nil: a new one per Collect
 }
 
 // Describe sends nothing: which metrics exist depends on the host's zpool
@@ -165,7 +172,10 @@ type result struct {
 }
 
 func (s *scraper) Collect(ch chan<- prometheus.Metric) {
-	scrape := s.e.source.NewScrape()
+	scrape := s.scrape
+	if scrape == nil {
+		scrape = s.e.source.NewScrape()
+	}
 	results := make(chan result, len(s.e.collectors))
 	pending := map[string]time.Time{}
 	for name, c := range s.e.collectors {

@@ -2,8 +2,11 @@ package collector
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"runtime"
 
@@ -95,11 +98,15 @@ func (c *diskCollector) Update(ctx context.Context, s *Scrape, ch chan<- prometh
 
 func (c *diskCollector) readDiskstats() ([]blockdevice.Diskstats, error) {
 	file := filepath.Join(c.procRoot, "diskstats")
-	fs, err := blockdevice.NewFS(c.procRoot, c.sysRoot)
+	if _, err := os.Stat(file); errors.Is(err, fs.ErrNotExist) {
+		// Every Linux kernel has it: only a replay without disks lacks it.
+		return nil, fmt.Errorf("%w: no %s", ErrNoData, file)
+	}
+	block, err := blockdevice.NewFS(c.procRoot, c.sysRoot)
 	if err != nil {
 		return nil, fmt.Errorf("reading %s: %w", file, err)
 	}
-	stats, err := fs.ProcDiskstats()
+	stats, err := block.ProcDiskstats()
 	if err != nil {
 		return nil, fmt.Errorf("reading %s: %w", file, err)
 	}

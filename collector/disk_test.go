@@ -3,7 +3,9 @@ package collector
 import (
 	"bytes"
 	"context"
+	"errors"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -211,9 +213,18 @@ func TestDiskCollectorErrors(t *testing.T) {
 	ch := make(chan prometheus.Metric, 100)
 	scrape := src.NewScrape()
 	scrape.statusOnce.Do(func() { scrape.status = diskTestStatus() })
+	// No diskstats at all is a replay without disks: no data, not a failure.
 	err = c.Update(context.Background(), scrape, ch)
-	if err == nil || !strings.Contains(err.Error(), filepath.Join(procRoot, "diskstats")) {
-		t.Errorf("missing diskstats: error %v does not name the file", err)
+	if !errors.Is(err, ErrNoData) || !strings.Contains(err.Error(), filepath.Join(procRoot, "diskstats")) {
+		t.Errorf("missing diskstats: error %v is not ErrNoData naming the file", err)
+	}
+	// One that cannot be read is a failure.
+	if err := os.Mkdir(filepath.Join(procRoot, "diskstats"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	err = c.Update(context.Background(), scrape, ch)
+	if err == nil || errors.Is(err, ErrNoData) || !strings.Contains(err.Error(), filepath.Join(procRoot, "diskstats")) {
+		t.Errorf("unreadable diskstats: error %v is not a failure naming the file", err)
 	}
 
 	// zpool status failing fails the join.

@@ -368,6 +368,25 @@ func (s *Source) collectSourceMetrics(ch chan<- prometheus.Metric) {
 	}
 }
 
+// The parsed `zpool status`, named here for readers outside the collectors
+// (the status page): a scrape's Status returns it.
+type (
+	Status = zpool.Status
+	Pool   = zpool.Pool
+	Vdev   = zpool.Vdev
+	Scan   = zpool.Scan
+)
+
+// Vdev classes, as in Vdev.Class.
+const (
+	ClassNormal  = zpool.ClassNormal
+	ClassLog     = zpool.ClassLog
+	ClassCache   = zpool.ClassCache
+	ClassSpare   = zpool.ClassSpare
+	ClassSpecial = zpool.ClassSpecial
+	ClassDedup   = zpool.ClassDedup
+)
+
 // Scrape memoizes the sources read during one scrape, so that collectors
 // running side by side share one `zpool status`.
 type Scrape struct {

@@ -31,6 +31,7 @@ import (
 	"github.com/prometheus/exporter-toolkit/web/kingpinflag"
 
 	"github.com/zpool-exporter/zpool_exporter/collector"
+	"github.com/zpool-exporter/zpool_exporter/internal/statuspage"
 )
 
 const defaultListenAddress = ":9134"
@@ -132,17 +133,16 @@ func run(args []string, stdout, stderr io.Writer) int {
 	mux := http.NewServeMux()
 	mux.Handle(o.metricsPath, &metricsHandler{exporter: exporter, base: base, timeout: o.scrapeTimeout, offset: o.timeoutOffset, logger: logger})
 	if o.metricsPath != "/" {
-		landing, err := web.NewLandingPage(web.LandingConfig{
-			Name:        "zpool_exporter",
-			Description: "Prometheus exporter for ZFS pools, vdevs, scrubs and resilvers",
-			Version:     version.Info(),
-			Links:       []web.LandingLinks{{Address: o.metricsPath, Text: "Metrics"}},
-		})
-		if err != nil {
-			logger.Error("cannot build the landing page", "err", err)
-			return 1
-		}
-		mux.Handle("/", landing)
+		host, _ := os.Hostname()
+		mux.Handle("/", statuspage.New(statuspage.FromExporter(exporter), statuspage.Options{
+			Name:        host,
+			Version:     version.Version,
+			MetricsPath: o.metricsPath,
+			Refresh:     time.Second,
+			Timeout:     o.scrapeTimeout,
+			MinAge:      500 * time.Millisecond,
+			Logger:      logger,
+		}))
 	}
 	server := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	go func() {

@@ -1,0 +1,241 @@
+package statuspage
+
+import (
+	"strings"
+	"time"
+
+	dto "github.com/prometheus/client_model/go"
+
+	"github.com/zpool-exporter/zpool_exporter/collector"
+)
+
+// Reading is one look at the host: the `zpool status` the collectors read
+// and the metrics they produced, at one time.
+type Reading struct {
+	Time      time.Time
+	Status    *collector.Status // nil when zpool status failed
+	StatusErr error
+	Families  []*dto.MetricFamily
+}
+
+// View is what the page shows.
+type View struct {
+	Time       time.Time
+	StatusErr  string   // why zpool status failed, when it did
+	Failing    []string // collectors whose last scrape failed
+	Pools      []PoolView
+	VdevIO     string // where the per-vdev figures come from, for the footnote
+	IOInterval string // how often they move, when known
+}
+
+// PoolView is one pool, shaped like its `zpool status`.
+type PoolView struct {
+	Name, State               string
+	Status, Action, MessageID string
+	DataErrors                *float64
+	Size, Allocated, Free     *float64
+	Scans                     []ScanView
+	Rows                      []Row
+	Warnings                  []string
+}
+
+// Row is one line of the config tree, in print order.
+type Row struct {
+	Name    string
+	Depth   int    // 0 for the pool's own row
+	Section string // set on a class header row ("logs", "cache", ...), which has no figures
+	Type    string
+	State   string
+
+	ReadErrors, WriteErrors, ChecksumErrors float64
+	Note                                    string
+
+	// Per-second figures between the last two samples; nil before there
+	// are two, or when the source went stale.
+	ReadBytes, WriteBytes, ReadOps, WriteOps *float64
+}
+
+// ScanView is one scrub, resilver or rebuild.
+type ScanView struct {
+	Function, State, Vdev             string
+	Progress                          *float64 // ratio, may exceed 1
+	Issued, Total, Processed, Errors  *float64
+	IssueRate, Remaining              *float64
+	Start, End                        time.Time
+}
+
+// sections are the headers zpool status prints before vdevs of a class.
+var sections = map[string]string{
+	collector.ClassLog:     "logs",
+	collector.ClassCache:   "cache",
+	collector.ClassSpare:   "spares",
+	collector.ClassSpecial: "special",
+	collector.ClassDedup:   "dedup",
+}
+
+// vdevCounters are the per-vdev counters the page shows as rates.
+var vdevCounters = []string{
+	"zfs_vdev_read_bytes_total",
+	"zfs_vdev_write_bytes_total",
+	"zfs_vdev_read_operations_total",
+	"zfs_vdev_write_operations_total",
+}
+
+// build makes the view of a reading, feeding its counters to rates.
+func build(r Reading, rates *rateTracker) View {
+	m := indexFamilies(r.Families)
+	v := View{Time: r.Time}
+	if r.StatusErr != nil {
+		v.StatusErr = r.StatusErr.Error()
+	}
+	for _, s := range m.series("zfs_exporter_collector_success") {
+		if s.value == 0 {
+			v.Failing = append(v.Failing, s.labels["collector"])
+		}
+	}
+	for _, s := range m.series("zfs_exporter_capabilities_info") {
+		v.VdevIO = s.labels["vdev_io"]
+	}
+
+	// A counter's sample time is when its source last answered: the
+	// iostat stream's last report, or the last `zpool get` of vdev
+	// properties.
+	var sampled time.Time
+	for _, s := range m.series("zfs_exporter_source_last_success_timestamp_seconds") {
+		if src := s.labels["source"]; src == collector.SourceIostatStream || src == collector.SourceVdevProperties {
+			if at := unixTime(s.value); at.After(sampled) {
+				sampled = at
+			}
+		}
+	}
+	if !sampled.IsZero() {
+		for _, name := range vdevCounters {
+			for _, s := range m.series(name) {
+				rates.observe(name+"\x00"+s.labels["pool"]+"\x00"+s.labels["vdev"], sampled, s.value)
+			}
+		}
+		rates.forgetUnseen()
+	}
+	rate := func(name, pool, vdev string) *float64 {
+		if x, ok := rates.rate(name+"\x00"+pool+"\x00"+vdev, r.Time); ok {
+			return &x
+		}
+		return nil
+	}
+
+	if r.Status == nil {
+		return v
+	}
+	for _, p := range r.Status.Pools {
+		pv := PoolView{
+			Name: p.Name, State: p.State, Status: p.Status, Action: p.Action, MessageID: p.MessageID,
+			DataErrors: p.DataErrors, Warnings: p.Warnings,
+			Size:      m.value("zfs_pool_size_bytes", "pool", p.Name),
+			Allocated: m.value("zfs_pool_allocated_bytes", "pool", p.Name),
+			Free:      m.value("zfs_pool_free_bytes", "pool", p.Name),
+		}
+		for _, s := range p.Scans {
+			pv.Scans = append(pv.Scans, ScanView{
+				Function: s.Function, State: s.State, Vdev: s.Vdev, Progress: s.Progress,
+				Issued: s.Issued, Total: s.Total, Processed: s.Processed, Errors: s.Errors,
+				IssueRate: s.IssueRate, Remaining: s.Remaining, Start: s.Start, End: s.End,
+			})
+		}
+		var walk func(vd *collector.Vdev, depth int, name string)
+		walk = func(vd *collector.Vdev, depth int, name string) {
+			pv.Rows = append(pv.Rows, Row{
+				Name: name, Depth: depth, Type: vd.Type, State: vd.State,
+				ReadErrors: vd.ReadErrors, WriteErrors: vd.WriteErrors, ChecksumErrors: vd.ChecksumErrors,
+				Note:       vd.Note,
+				ReadBytes:  rate("zfs_vdev_read_bytes_total", p.Name, vd.Name),
+				WriteBytes: rate("zfs_vdev_write_bytes_total", p.Name, vd.Name),
+				ReadOps:    rate("zfs_vdev_read_operations_total", p.Name, vd.Name),
+				WriteOps:   rate("zfs_vdev_write_operations_total", p.Name, vd.Name),
+			})
+			for _, c := range vd.Children {
+				walk(c, depth+1, c.Name)
+			}
+		}
+		if p.Root != nil {
+			// The pool's row carries the pool's name, as in zpool status;
+			// its counters are exported under vdev="<pool>".
+			walk(&collector.Vdev{
+				Name: p.Name, Type: p.Root.Type, State: p.Root.State,
+				ReadErrors: p.Root.ReadErrors, WriteErrors: p.Root.WriteErrors, ChecksumErrors: p.Root.ChecksumErrors,
+				Note: p.Root.Note,
+			}, 0, p.Name)
+			section := ""
+			for _, top := range p.Root.Children {
+				if s := sections[top.Class]; s != section {
+					section = s
+					if s != "" {
+						pv.Rows = append(pv.Rows, Row{Name: s, Depth: 0, Section: s})
+					}
+				}
+				walk(top, 1, top.Name)
+			}
+		}
+		v.Pools = append(v.Pools, pv)
+	}
+	return v
+}
+
+// series is one sample of a gathered family, its labels as a map.
+type series struct {
+	labels map[string]string
+	value  float64
+}
+
+type familyIndex map[string][]series
+
+func indexFamilies(families []*dto.MetricFamily) familyIndex {
+	m := familyIndex{}
+	for _, f := range families {
+		for _, metric := range f.GetMetric() {
+			s := series{labels: map[string]string{}}
+			for _, l := range metric.GetLabel() {
+				s.labels[l.GetName()] = l.GetValue()
+			}
+			switch {
+			case metric.Gauge != nil:
+				s.value = metric.GetGauge().GetValue()
+			case metric.Counter != nil:
+				s.value = metric.GetCounter().GetValue()
+			case metric.Untyped != nil:
+				s.value = metric.GetUntyped().GetValue()
+			default:
+				continue
+			}
+			m[f.GetName()] = append(m[f.GetName()], s)
+		}
+	}
+	return m
+}
+
+func (m familyIndex) series(name string) []series { return m[name] }
+
+// value is the first sample of name whose label has the given value.
+func (m familyIndex) value(name, label, want string) *float64 {
+	for _, s := range m[name] {
+		if s.labels[label] == want {
+			x := s.value
+			return &x
+		}
+	}
+	return nil
+}
+
+func unixTime(seconds float64) time.Time {
+	return time.Unix(0, int64(seconds*1e9))
+}
+
+// stateClass is the CSS class of a state: known states have their colour,
+// any other word zpool prints gets the neutral one.
+func stateClass(state string) string {
+	switch s := strings.ToLower(state); s {
+	case "online", "degraded", "faulted", "offline", "unavail", "removed", "suspended", "avail", "inuse":
+		return "state-" + s
+	default:
+		return "state-other"
+	}
+}
