@@ -57,11 +57,11 @@ type Row struct {
 
 // ScanView is one scrub, resilver or rebuild.
 type ScanView struct {
-	Function, State, Vdev             string
-	Progress                          *float64 // ratio, may exceed 1
-	Issued, Total, Processed, Errors  *float64
-	IssueRate, Remaining              *float64
-	Start, End                        time.Time
+	Function, State, Vdev            string
+	Progress                         *float64 // ratio, may exceed 1
+	Issued, Total, Processed, Errors *float64
+	IssueRate, Remaining             *float64
+	Start, End                       time.Time
 }
 
 // sections are the headers zpool status prints before vdevs of a class.
