@@ -132,6 +132,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 
 	mux := http.NewServeMux()
 	mux.Handle(o.metricsPath, &metricsHandler{exporter: exporter, base: base, timeout: o.scrapeTimeout, offset: o.timeoutOffset, logger: logger})
+	// For service managers and load balancers: answers without running zpool.
+	mux.HandleFunc("/-/healthy", func(w http.ResponseWriter, _ *http.Request) {
+		_, _ = io.WriteString(w, "Healthy\n")
+	})
 	if o.metricsPath != "/" {
 		host, _ := os.Hostname()
 		mux.Handle("/", statuspage.New(statuspage.FromExporter(exporter), statuspage.Options{

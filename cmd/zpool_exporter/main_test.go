@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"golang.org/x/crypto/bcrypt"
 
@@ -94,15 +95,45 @@ func TestOnceOutputIsAtomic(t *testing.T) {
 
 func TestServeReplay(t *testing.T) {
 	e := e2e.Start(t, exporterBin, nil, "--zpool.replay-dir="+replayDir, "--zpool.iostat-interval=1s")
-	resp, err := http.Get(e.URL + "/")
-	if err != nil {
-		t.Fatal(err)
+	get := func(path string) string {
+		t.Helper()
+		resp, err := http.Get(e.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var body bytes.Buffer
+		_, _ = body.ReadFrom(resp.Body)
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("GET %s: %s", path, resp.Status)
+		}
+		return body.String()
 	}
-	var page bytes.Buffer
-	page.ReadFrom(resp.Body)
-	resp.Body.Close()
-	if !strings.Contains(page.String(), `href="/metrics"`) {
-		t.Errorf("landing page has no link to /metrics:\n%s", page.String())
+	page := get("/")
+	for _, want := range []string{`href="/metrics"`, `data-pool="tank"`, `data-pool="backup"`, `class="state state-online">ONLINE`} {
+		if !strings.Contains(page, want) {
+			t.Errorf("status page lacks %s:\n%s", want, page)
+		}
+	}
+	if got := get("/-/healthy"); got != "Healthy\n" {
+		t.Errorf("/-/healthy = %q", got)
+	}
+	// The replayed stream reports every second: the page's figures for
+	// tank, written to in this step, appear within a few refreshes.
+	tankWrite := regexp.MustCompile(`(?s)data-vdev="tank".*?class="num bw-write">([^<]*)<`)
+	var figures []string
+	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(600 * time.Millisecond) {
+		m := tankWrite.FindStringSubmatch(get("/?fragment=pools"))
+		if m == nil {
+			t.Fatal("no write bandwidth cell for tank in the fragment")
+		}
+		figures = append(figures, m[1])
+		if strings.HasSuffix(m[1], "MiB/s") {
+			break
+		}
+	}
+	if last := figures[len(figures)-1]; !strings.HasSuffix(last, "MiB/s") {
+		t.Errorf("tank's write bandwidth never showed MiB/s: %q", figures)
 	}
 	text := e.ScrapeText(t)
 	m := e2e.Parse(t, text)
@@ -186,22 +217,25 @@ func TestWebConfigBasicAuth(t *testing.T) {
 		t.Fatal(err)
 	}
 	e := e2e.Start(t, exporterBin, nil, "--web.config.file="+config, "--zpool.replay-dir="+replayDir)
-	resp, err := http.Get(e.URL + "/metrics")
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusUnauthorized {
-		t.Errorf("without credentials: %s, want 401", resp.Status)
-	}
-	req, _ := http.NewRequest("GET", e.URL+"/metrics", nil)
-	req.SetBasicAuth("prometheus", "s3cret")
-	resp, err = http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		t.Errorf("with credentials: %s, want 200", resp.Status)
+	// The status page and its fragment sit behind the same basic auth.
+	for _, path := range []string{"/metrics", "/", "/?fragment=pools"} {
+		resp, err := http.Get(e.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusUnauthorized {
+			t.Errorf("%s without credentials: %s, want 401", path, resp.Status)
+		}
+		req, _ := http.NewRequest("GET", e.URL+path, nil)
+		req.SetBasicAuth("prometheus", "s3cret")
+		resp, err = http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			t.Errorf("%s with credentials: %s, want 200", path, resp.Status)
+		}
 	}
 }

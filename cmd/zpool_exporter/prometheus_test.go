@@ -34,7 +34,7 @@ const mixinDir = "../../dashboards/out"
 // and real faults must fire their alerts through Alertmanager to a
 // webhook.
 func TestPrometheusDashboardsAndAlerts(t *testing.T) {
-	z := requireZFSFuse(t)
+	z := e2e.RequireZFSFuse(t)
 	prometheusBin := lookPath(t, "prometheus", "Debian package prometheus")
 	alertmanagerBin := lookPath(t, "prometheus-alertmanager", "Debian package prometheus-alertmanager")
 	losetup := lookPath(t, "losetup", "Debian package mount")
@@ -48,16 +48,16 @@ func TestPrometheusDashboardsAndAlerts(t *testing.T) {
 
 	// zfs-fuse takes only whole disks as cache devices, and a loop device
 	// made read-only under a live pool gives real write errors.
-	cacheDev := z.loopDevice(losetup, blockdev, "cache", 64)
-	flakyA, flakyB := z.loopDevice(losetup, blockdev, "flaky-a", 128), z.loopDevice(losetup, blockdev, "flaky-b", 128)
-	mirror, mirrorMnt := z.create("mirror", "mirror", z.disk("m1", 256), z.disk("m2", 256), "cache", cacheDev)
-	raidz, raidzMnt := z.create("raidz", "raidz1", z.disk("r1", 128), z.disk("r2", 128), z.disk("r3", 128), "spare", z.disk("r4", 128))
-	stripe, stripeMnt := z.create("stripe", z.disk("s1", 128), z.disk("s2", 128))
-	flaky, flakyMnt := z.create("flaky", "mirror", flakyA, flakyB)
-	mirrorLeaf := filepath.Join(z.dir, "m1")
-	raidzLeaf := filepath.Join(z.dir, "r1")
-	writeRandom(t, filepath.Join(raidzMnt, "data"), 48)
-	writeRandom(t, filepath.Join(flakyMnt, "before"), 4)
+	cacheDev := loopDevice(t, z, losetup, blockdev, "cache", 64)
+	flakyA, flakyB := loopDevice(t, z, losetup, blockdev, "flaky-a", 128), loopDevice(t, z, losetup, blockdev, "flaky-b", 128)
+	mirror, mirrorMnt := z.Create("mirror", "mirror", z.Disk("m1", 256), z.Disk("m2", 256), "cache", cacheDev)
+	raidz, raidzMnt := z.Create("raidz", "raidz1", z.Disk("r1", 128), z.Disk("r2", 128), z.Disk("r3", 128), "spare", z.Disk("r4", 128))
+	stripe, stripeMnt := z.Create("stripe", z.Disk("s1", 128), z.Disk("s2", 128))
+	flaky, flakyMnt := z.Create("flaky", "mirror", flakyA, flakyB)
+	mirrorLeaf := filepath.Join(z.Dir, "m1")
+	raidzLeaf := filepath.Join(z.Dir, "r1")
+	e2e.WriteRandom(t, filepath.Join(raidzMnt, "data"), 48)
+	e2e.WriteRandom(t, filepath.Join(flakyMnt, "before"), 4)
 	logPhase("creating the zfs-fuse pools")
 
 	// The replays: real OpenZFS 2.3.2 pools in three states with their
@@ -111,14 +111,14 @@ func TestPrometheusDashboardsAndAlerts(t *testing.T) {
 	if out, err := exec.Command(blockdev, "--setro", flakyB).CombinedOutput(); err != nil {
 		t.Fatalf("blockdev --setro %s: %v\n%s", flakyB, err, out)
 	}
-	writeRandom(t, filepath.Join(flakyMnt, "after"), 8)
-	writeRandom(t, filepath.Join(mirrorMnt, "data"), 32)
-	writeRandom(t, filepath.Join(stripeMnt, "data"), 32)
+	e2e.WriteRandom(t, filepath.Join(flakyMnt, "after"), 8)
+	e2e.WriteRandom(t, filepath.Join(mirrorMnt, "data"), 32)
+	e2e.WriteRandom(t, filepath.Join(stripeMnt, "data"), 32)
 	writeKstats(t, captures, "09-errors-repaired", filepath.Join(capturesReplay, "kstat"))
 	corruptMiddle(t, raidzLeaf, 8<<20, 32<<20)
-	zpool(t, "scrub", raidz)
-	zpool(t, "scrub", mirror)
-	writeRandom(t, filepath.Join(stripeMnt, "more"), 16)
+	e2e.Zpool(t, "scrub", raidz)
+	e2e.Zpool(t, "scrub", mirror)
+	e2e.WriteRandom(t, filepath.Join(stripeMnt, "more"), 16)
 	writeKstats(t, captures, "11-cleared", filepath.Join(capturesReplay, "kstat"))
 	for what, expr := range map[string]string{
 		"write errors on " + flakyB:         fmt.Sprintf(`zfs_vdev_write_errors_total{pool=%q, vdev=%q} > 0`, flaky, filepath.Base(flakyB)),
@@ -168,7 +168,7 @@ func TestPrometheusDashboardsAndAlerts(t *testing.T) {
 	// the alert.
 	t.Run("cache device offline fires ZFSVdevNotOnline", func(t *testing.T) {
 		vdev := filepath.Base(cacheDev)
-		zpool(t, "offline", mirror, cacheDev)
+		e2e.Zpool(t, "offline", mirror, cacheDev)
 		a := hook.wait(t, 90*time.Second, "ZFSVdevNotOnline firing for "+vdev, func(a webhookAlert) bool {
 			return a.Status == "firing" && a.Labels["alertname"] == "ZFSVdevNotOnline" && a.Labels["pool"] == mirror && a.Labels["vdev"] == vdev
 		})
@@ -181,7 +181,7 @@ func TestPrometheusDashboardsAndAlerts(t *testing.T) {
 				t.Errorf("ZFSPoolNotOnline is %s for %v while only a cache device is offline", active.State, active.Labels)
 			}
 		}
-		zpool(t, "remove", mirror, cacheDev)
+		e2e.Zpool(t, "remove", mirror, cacheDev)
 		hook.wait(t, 90*time.Second, "ZFSVdevNotOnline resolved for "+vdev, func(a webhookAlert) bool {
 			return a.Status == "resolved" && a.Labels["alertname"] == "ZFSVdevNotOnline" && a.Labels["pool"] == mirror && a.Labels["vdev"] == vdev
 		})
@@ -192,7 +192,7 @@ func TestPrometheusDashboardsAndAlerts(t *testing.T) {
 	// pool alert, which names the vdev, and not the vdev alert, which is
 	// for vdevs the pool runs without.
 	t.Run("mirror leaf offline fires ZFSPoolNotOnline", func(t *testing.T) {
-		zpool(t, "offline", mirror, mirrorLeaf)
+		e2e.Zpool(t, "offline", mirror, mirrorLeaf)
 		a := hook.wait(t, 90*time.Second, "ZFSPoolNotOnline firing for "+mirror, func(a webhookAlert) bool {
 			return a.Status == "firing" && a.Labels["alertname"] == "ZFSPoolNotOnline" && a.Labels["pool"] == mirror
 		})
@@ -208,7 +208,7 @@ func TestPrometheusDashboardsAndAlerts(t *testing.T) {
 				t.Errorf("ZFSVdevNotOnline is %s for %v while its pool is degraded", active.State, active.Labels)
 			}
 		}
-		zpool(t, "online", mirror, mirrorLeaf)
+		e2e.Zpool(t, "online", mirror, mirrorLeaf)
 		hook.wait(t, 90*time.Second, "ZFSPoolNotOnline resolved for "+mirror, func(a webhookAlert) bool {
 			return a.Status == "resolved" && a.Labels["alertname"] == "ZFSPoolNotOnline" && a.Labels["pool"] == mirror
 		})
@@ -229,7 +229,7 @@ func drawDashboards(t *testing.T, p *prom, host string, began time.Time, dir str
 	for round := range 4 {
 		for _, mnt := range mounts {
 			file := filepath.Join(mnt, fmt.Sprintf("bench-%d", round))
-			writeRandom(t, file, 16*(round+1))
+			e2e.WriteRandom(t, file, 16*(round+1))
 			if out, err := exec.Command("sh", "-c", "cat "+file+" >/dev/null").CombinedOutput(); err != nil {
 				t.Fatalf("reading %s back: %v\n%s", file, err, out)
 			}
@@ -272,24 +272,24 @@ func lookPath(t *testing.T, name, pkg string) string {
 
 // loopDevice attaches a loop device to a new sparse file of mib MiB and
 // returns its path; the test's cleanup destroys the pools and detaches it.
-func (z *zfsFuse) loopDevice(losetup, blockdev, name string, mib int64) string {
-	z.t.Helper()
-	file := z.disk(name, mib)
+func loopDevice(t *testing.T, z *e2e.ZFSFuse, losetup, blockdev, name string, mib int64) string {
+	t.Helper()
+	file := z.Disk(name, mib)
 	out, err := exec.Command(losetup, "--find", "--show", file).CombinedOutput()
 	if err != nil {
-		e2e.SkipOrFail(z.t, "no loop device: losetup --find --show: %v: %s", err, out)
+		e2e.SkipOrFail(t, "no loop device: losetup --find --show: %v: %s", err, out)
 	}
 	dev := strings.TrimSpace(string(out))
-	z.t.Cleanup(func() {
+	t.Cleanup(func() {
 		// The pools go first, so that zfs-fuse lets go of the device. A
 		// read-only flag set with blockdev outlives the loop device's
 		// file: the next user of the device must not inherit it.
-		z.cleanup()
+		z.Cleanup()
 		if out, err := exec.Command(blockdev, "--setrw", dev).CombinedOutput(); err != nil {
-			z.t.Errorf("blockdev --setrw %s: %v: %s", dev, err, out)
+			t.Errorf("blockdev --setrw %s: %v: %s", dev, err, out)
 		}
 		if out, err := exec.Command(losetup, "--detach", dev).CombinedOutput(); err != nil {
-			z.t.Errorf("losetup --detach %s: %v: %s", dev, err, out)
+			t.Errorf("losetup --detach %s: %v: %s", dev, err, out)
 		}
 	})
 	return dev

@@ -2,10 +2,7 @@ package main
 
 import (
 	"crypto/rand"
-	"encoding/hex"
-	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -17,112 +14,6 @@ import (
 // These tests drive the built exporter against real pools of zfs-fuse
 // (ZFS pool version 23), which the CI script installs and starts. They
 // need root and a running zfs-fuse daemon.
-
-// zfsFuse creates and destroys file-backed pools for one test.
-type zfsFuse struct {
-	t      *testing.T
-	dir    string
-	prefix string
-	pools  []string
-}
-
-func requireZFSFuse(t *testing.T) *zfsFuse {
-	t.Helper()
-	if testing.Short() {
-		t.Skip("end-to-end test against zfs-fuse; skipped with -short")
-	}
-	if os.Geteuid() != 0 {
-		e2e.SkipOrFail(t, "zfs-fuse pools need root")
-	}
-	if _, err := exec.LookPath("zfs-fuse"); err != nil {
-		e2e.SkipOrFail(t, "zfs-fuse is not installed (Debian package zfs-fuse)")
-	}
-	if out, err := exec.Command("zpool", "list").CombinedOutput(); err != nil {
-		e2e.SkipOrFail(t, "the zfs-fuse daemon is not running (start it with `zfs-fuse --pidfile FILE`): zpool list: %v: %s", err, out)
-	}
-	// Pool files under /var/tmp: zfs-fuse needs a real filesystem, and
-	// some test machines mount /tmp with little space.
-	dir, err := os.MkdirTemp("/var/tmp", "zpool-exporter-e2e")
-	if err != nil {
-		t.Fatal(err)
-	}
-	b := make([]byte, 3)
-	_, _ = rand.Read(b)
-	z := &zfsFuse{t: t, dir: dir, prefix: "e2e" + hex.EncodeToString(b)}
-	t.Cleanup(z.cleanup)
-	return z
-}
-
-func (z *zfsFuse) cleanup() {
-	for _, p := range z.pools {
-		for i := 0; i < 10; i++ {
-			if exec.Command("zpool", "list", p).Run() != nil {
-				break
-			}
-			if exec.Command("zpool", "destroy", "-f", p).Run() == nil {
-				break
-			}
-			time.Sleep(500 * time.Millisecond)
-		}
-	}
-	os.RemoveAll(z.dir)
-}
-
-// disk makes a sparse file vdev of size MiB and returns its path.
-func (z *zfsFuse) disk(name string, mib int64) string {
-	z.t.Helper()
-	path := filepath.Join(z.dir, name)
-	f, err := os.Create(path)
-	if err != nil {
-		z.t.Fatal(err)
-	}
-	defer f.Close()
-	if err := f.Truncate(mib << 20); err != nil {
-		z.t.Fatal(err)
-	}
-	return path
-}
-
-// zpool runs a zpool command and fails t when it fails. zfs-fuse refuses
-// to destroy a pool for a moment while another zpool reads it ("pool is
-// busy"), so that is tried again.
-func zpool(t *testing.T, args ...string) string {
-	t.Helper()
-	for try := 0; ; try++ {
-		out, err := exec.Command("zpool", args...).CombinedOutput()
-		if err == nil {
-			return string(out)
-		}
-		if try < 10 && strings.Contains(string(out), "busy") {
-			time.Sleep(500 * time.Millisecond)
-			continue
-		}
-		t.Fatalf("zpool %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-}
-
-// create makes a pool named prefix+suffix, mounted under the test's
-// directory, and returns its name and mountpoint.
-func (z *zfsFuse) create(suffix string, vdevs ...string) (pool, mnt string) {
-	z.t.Helper()
-	pool = z.prefix + suffix
-	mnt = filepath.Join(z.dir, "mnt-"+suffix)
-	z.pools = append(z.pools, pool)
-	zpool(z.t, append([]string{"create", "-m", mnt, pool}, vdevs...)...)
-	return pool, mnt
-}
-
-// writeRandom writes mib MiB of incompressible data to path and syncs.
-func writeRandom(t *testing.T, path string, mib int) {
-	t.Helper()
-	out, err := exec.Command("dd", "if=/dev/urandom", "of="+path, "bs=1M", fmt.Sprint("count=", mib), "conv=fsync", "status=none").CombinedOutput()
-	if err != nil {
-		t.Fatalf("dd: %v\n%s", err, out)
-	}
-	if out, err := exec.Command("sync").CombinedOutput(); err != nil {
-		t.Fatalf("sync: %v\n%s", err, out)
-	}
-}
 
 // leafWrites sums zfs_vdev_write_bytes_total over the leaves of a pool.
 func leafWrites(m e2e.Metrics, pool string) (float64, int) {
@@ -145,8 +36,8 @@ func stateIs(m e2e.Metrics, metric string, labels map[string]string) bool {
 }
 
 func TestZFSFuseMirrorWriteCounters(t *testing.T) {
-	z := requireZFSFuse(t)
-	pool, mnt := z.create("mirror", "mirror", z.disk("m1", 512), z.disk("m2", 512))
+	z := e2e.RequireZFSFuse(t)
+	pool, mnt := z.Create("mirror", "mirror", z.Disk("m1", 512), z.Disk("m2", 512))
 	e := e2e.Start(t, exporterBin, nil, "--zpool.iostat-interval=1s")
 
 	// The stream skips its first report; wait until counters exist.
@@ -155,7 +46,7 @@ func TestZFSFuseMirrorWriteCounters(t *testing.T) {
 		return n == 2
 	})
 	before, _ := leafWrites(m, pool)
-	// The file vdevs live on the disk under z.dir: the disk collector
+	// The file vdevs live on the disk under z.Dir: the disk collector
 	// joins it to them, with the whole disk's figures.
 	disk := m.Series("zfs_disk_write_bytes_total", map[string]string{"pool": pool})
 	if len(disk) == 0 {
@@ -171,7 +62,7 @@ func TestZFSFuseMirrorWriteCounters(t *testing.T) {
 	hostBefore, _ := sumSeries(m, "zfs_host_cpu_seconds_total", nil)
 
 	const mib = 200
-	writeRandom(t, filepath.Join(mnt, "data"), mib)
+	e2e.WriteRandom(t, filepath.Join(mnt, "data"), mib)
 
 	// Wait until the counters stop growing: zfs-fuse flushes a little
 	// after sync returns, and the stream reports once a second.
@@ -222,11 +113,11 @@ func sumSeries(m e2e.Metrics, name string, labels map[string]string) (float64, b
 }
 
 func TestZFSFuseFaults(t *testing.T) {
-	z := requireZFSFuse(t)
-	disks := []string{z.disk("z1", 128), z.disk("z2", 128), z.disk("z3", 128), z.disk("z4", 128)}
-	pool, mnt := z.create("raidz", "raidz1", disks[0], disks[1], disks[2], "spare", disks[3])
-	other, _ := z.create("other", z.disk("o1", 128))
-	writeRandom(t, filepath.Join(mnt, "data"), 48)
+	z := e2e.RequireZFSFuse(t)
+	disks := []string{z.Disk("z1", 128), z.Disk("z2", 128), z.Disk("z3", 128), z.Disk("z4", 128)}
+	pool, mnt := z.Create("raidz", "raidz1", disks[0], disks[1], disks[2], "spare", disks[3])
+	other, _ := z.Create("other", z.Disk("o1", 128))
+	e2e.WriteRandom(t, filepath.Join(mnt, "data"), 48)
 	e := e2e.Start(t, exporterBin, nil, "--zpool.iostat-interval=1s")
 
 	m := e.Scrape(t)
@@ -240,7 +131,7 @@ func TestZFSFuseFaults(t *testing.T) {
 	}
 
 	t.Run("offline gives degraded", func(t *testing.T) {
-		zpool(t, "offline", pool, disks[1])
+		e2e.Zpool(t, "offline", pool, disks[1])
 		m := e.Scrape(t)
 		if !stateIs(m, "zfs_vdev_state", map[string]string{"pool": pool, "vdev": disks[1], "state": "offline"}) {
 			t.Errorf("vdev %s not reported offline at the next scrape", disks[1])
@@ -251,14 +142,14 @@ func TestZFSFuseFaults(t *testing.T) {
 		if !stateIs(m, "zfs_vdev_state", map[string]string{"pool": pool, "vdev": "raidz1-0", "state": "degraded"}) {
 			t.Errorf("raidz1-0 not reported degraded")
 		}
-		zpool(t, "online", pool, disks[1])
+		e2e.Zpool(t, "online", pool, disks[1])
 		e.WaitFor(t, 30*time.Second, "pool back online", func(m e2e.Metrics) bool {
 			return stateIs(m, "zfs_pool_state", map[string]string{"pool": pool, "state": "online"})
 		})
 	})
 
 	t.Run("replace with hot spare", func(t *testing.T) {
-		zpool(t, "replace", pool, disks[2], disks[3])
+		e2e.Zpool(t, "replace", pool, disks[2], disks[3])
 		m := e.WaitFor(t, 30*time.Second, "spare in use", func(m e2e.Metrics) bool {
 			return stateIs(m, "zfs_vdev_state", map[string]string{"pool": pool, "vdev": disks[3], "state": "inuse"})
 		})
@@ -278,7 +169,7 @@ func TestZFSFuseFaults(t *testing.T) {
 		if _, ok := m.Get("zfs_scan_end_time_seconds", map[string]string{"pool": pool, "function": "resilver"}); !ok {
 			t.Errorf("no resilver end time after the spare resilvered")
 		}
-		zpool(t, "detach", pool, disks[3])
+		e2e.Zpool(t, "detach", pool, disks[3])
 		e.WaitFor(t, 30*time.Second, "spare available again", func(m e2e.Metrics) bool {
 			return stateIs(m, "zfs_vdev_state", map[string]string{"pool": pool, "vdev": disks[3], "state": "avail"})
 		})
@@ -297,7 +188,7 @@ func TestZFSFuseFaults(t *testing.T) {
 			t.Fatal(err)
 		}
 		f.Close()
-		zpool(t, "scrub", pool)
+		e2e.Zpool(t, "scrub", pool)
 		m := e.WaitFor(t, 60*time.Second, "scrub finished", func(m e2e.Metrics) bool {
 			return stateIs(m, "zfs_scan_state", map[string]string{"pool": pool, "function": "scrub", "state": "finished"})
 		})
@@ -316,11 +207,11 @@ func TestZFSFuseFaults(t *testing.T) {
 			t.Errorf("repaired bytes of %s = %v (present %v), want > 0", disks[0], v, ok)
 		}
 		e2e.PromtoolCheck(t, e.ScrapeText(t))
-		zpool(t, "clear", pool)
+		e2e.Zpool(t, "clear", pool)
 	})
 
 	t.Run("destroyed pool disappears", func(t *testing.T) {
-		zpool(t, "destroy", "-f", other)
+		e2e.Zpool(t, "destroy", "-f", other)
 		m := e.Scrape(t)
 		for name, mf := range m {
 			for _, s := range mf.GetMetric() {

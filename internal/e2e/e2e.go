@@ -84,7 +84,7 @@ func Start(t testing.TB, bin string, env []string, args ...string) *Exporter {
 	const wait = 60 * time.Second
 	deadline := time.Now().Add(wait)
 	for time.Now().Before(deadline) {
-		resp, err := http.Get(e.URL + "/")
+		resp, err := http.Get(e.URL + "/-/healthy")
 		if err == nil {
 			resp.Body.Close()
 			return e
