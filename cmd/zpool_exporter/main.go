@@ -138,9 +138,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 	})
 	if o.metricsPath != "/" {
 		host, _ := os.Hostname()
+		shown := version.Version
+		if shown == "" {
+			shown = "(built without a version; see --version)"
+		}
 		mux.Handle("/", statuspage.New(statuspage.FromExporter(exporter), statuspage.Options{
 			Name:        host,
-			Version:     version.Version,
+			Version:     shown,
 			MetricsPath: o.metricsPath,
 			Refresh:     time.Second,
 			Timeout:     o.scrapeTimeout,

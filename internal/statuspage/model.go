@@ -62,6 +62,46 @@ type ScanView struct {
 	Issued, Total, Processed, Errors *float64
 	IssueRate, Remaining             *float64
 	Start, End                       time.Time
+	// Facts are the figures printed under the bar, in zpool's order.
+	Facts []Fact
+}
+
+// Fact is one figure of a scan: "issued" "1.2 GiB of 3.4 GiB".
+type Fact struct{ Label, Value string }
+
+// facts lists what a person following the scan wants to read.
+func (s ScanView) facts() []Fact {
+	var f []Fact
+	if s.Issued != nil {
+		v := formatBytes(s.Issued)
+		if s.Total != nil {
+			v += " of " + formatBytes(s.Total)
+		}
+		f = append(f, Fact{"issued", v})
+	}
+	if s.IssueRate != nil {
+		f = append(f, Fact{"at", formatRate(s.IssueRate)})
+	}
+	if s.State == "scanning" {
+		f = append(f, Fact{"time left", formatDuration(s.Remaining)})
+	}
+	if s.Processed != nil {
+		label := "resilvered"
+		if s.Function == "scrub" {
+			label = "repaired"
+		}
+		f = append(f, Fact{label, formatBytes(s.Processed)})
+	}
+	if s.Errors != nil {
+		f = append(f, Fact{"errors", formatCount(s.Errors)})
+	}
+	if !s.Start.IsZero() {
+		f = append(f, Fact{"started", formatClock(s.Start)})
+	}
+	if !s.End.IsZero() {
+		f = append(f, Fact{"ended", formatClock(s.End)})
+	}
+	return f
 }
 
 // sections are the headers zpool status prints before vdevs of a class.
@@ -135,11 +175,13 @@ func build(r Reading, rates *rateTracker) View {
 			Free:      m.value("zfs_pool_free_bytes", "pool", p.Name),
 		}
 		for _, s := range p.Scans {
-			pv.Scans = append(pv.Scans, ScanView{
+			sv := ScanView{
 				Function: s.Function, State: s.State, Vdev: s.Vdev, Progress: s.Progress,
 				Issued: s.Issued, Total: s.Total, Processed: s.Processed, Errors: s.Errors,
 				IssueRate: s.IssueRate, Remaining: s.Remaining, Start: s.Start, End: s.End,
-			})
+			}
+			sv.Facts = sv.facts()
+			pv.Scans = append(pv.Scans, sv)
 		}
 		var walk func(vd *collector.Vdev, depth int, name string)
 		walk = func(vd *collector.Vdev, depth int, name string) {

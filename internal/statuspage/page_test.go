@@ -183,6 +183,11 @@ func TestTreeShapedLikeZpoolStatus(t *testing.T) {
 			if len(want) == 0 || !slices.Equal(got, want) {
 				t.Errorf("rows differ from the capture\n got: %v\nwant: %v", got, want)
 			}
+			for _, f := range findAll(parse(t, body), func(n *html.Node) bool { return hasClass(n, "figures") }) {
+				if txt := text(f); txt == "" || strings.HasPrefix(txt, "·") || strings.HasSuffix(txt, "·") || strings.Contains(txt, "· ·") {
+					t.Errorf("scan figures %q are empty or badly joined", txt)
+				}
+			}
 			// The pool's badge beside its name says the pool's state.
 			for _, h2 := range findAll(parse(t, body), func(n *html.Node) bool { return n.Data == "h2" }) {
 				pool := strings.Fields(text(h2))[0]
