@@ -81,18 +81,35 @@ func Start(t testing.TB, bin string, env []string, args ...string) *Exporter {
 	})
 	// Generous: on a loaded machine, or in an emulated guest, the first
 	// start of a binary takes seconds.
-	const wait = 60 * time.Second
+	if err := waitHealthy(e.URL, 60*time.Second); err != nil {
+		t.Fatalf("%v; log:\n%s", err, stderr.String())
+	}
+	return e
+}
+
+// Attach waits until an exporter that the test did not start (a service
+// of the init system) answers at url; Pid and Quit do not apply to it.
+func Attach(t testing.TB, url string, wait time.Duration) *Exporter {
+	t.Helper()
+	if err := waitHealthy(url, wait); err != nil {
+		t.Fatal(err)
+	}
+	return &Exporter{URL: url}
+}
+
+// waitHealthy polls /-/healthy, which answers without running zpool,
+// until any HTTP answer comes (401 included: basic auth is on).
+func waitHealthy(url string, wait time.Duration) error {
 	deadline := time.Now().Add(wait)
 	for time.Now().Before(deadline) {
-		resp, err := http.Get(e.URL + "/-/healthy")
+		resp, err := http.Get(url + "/-/healthy")
 		if err == nil {
 			resp.Body.Close()
-			return e
+			return nil
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	t.Fatalf("exporter did not answer on %s within %s; log:\n%s", addr, wait, stderr.String())
-	return nil
+	return fmt.Errorf("exporter did not answer on %s within %s", url, wait)
 }
 
 // Pid is the exporter's process id.

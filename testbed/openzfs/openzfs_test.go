@@ -50,6 +50,13 @@ func walk(t *testing.T, version string) {
 	job := t.TempDir()
 	goBuild(t, "build", "-o", filepath.Join(job, "zpool_exporter"), "../../cmd/zpool_exporter")
 	goBuild(t, "test", "-c", "-tags", "openzfsguest", "-o", filepath.Join(job, "walk.test"), "./walk")
+	unit, err := os.ReadFile("../../deploy/systemd/zpool_exporter.service")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(job, "zpool_exporter.service"), unit, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	// The guest is thrown away: power it off at once rather than wait
 	// for a shutdown that a pool left suspended (the pulled-disk scenario
 	// failing half-way) would hang.
@@ -57,7 +64,7 @@ func walk(t *testing.T, version string) {
 cd /job
 # Binaries run from the guest's own disk: paging them in over 9p is slow.
 cp /job/zpool_exporter /job/walk.test /usr/local/bin/
-/usr/local/bin/walk.test -test.v -test.timeout 45m -exporter /usr/local/bin/zpool_exporter -capture /job/captures -expositions /job/expositions
+/usr/local/bin/walk.test -test.v -test.timeout 45m -exporter /usr/local/bin/zpool_exporter -unit /job/zpool_exporter.service -capture /job/captures -expositions /job/expositions
 rc=$?
 echo "$rc" >/job/exit
 sync
@@ -86,7 +93,7 @@ exit $rc
 		"--disk-opt", "zd18:throttling.bps-total=1048576", "--disk-opt", "zd19:throttling.bps-total=2097152")
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
-	err := cmd.Run()
+	err = cmd.Run()
 	t.Logf("OpenZFS %s: image ready in %s, guest walk took %s", version, built.Round(time.Second), time.Since(walkBegan).Round(time.Second))
 
 	log, _ := os.ReadFile(filepath.Join(job, "log"))

@@ -15,6 +15,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -28,6 +29,7 @@ var (
 	exporterBin = flag.String("exporter", "/job/zpool_exporter", "the zpool_exporter binary")
 	captureDir  = flag.String("capture", "", "write the outputs of zpool at each scenario here, as fixtures")
 	expositions = flag.String("expositions", "", "write the exposition of each scenario here, for promtool on the host")
+	unitFile    = flag.String("unit", "", "deploy/systemd/zpool_exporter.service, to install and run as the system's service (its ExecStart is /usr/local/bin/zpool_exporter)")
 )
 
 // keepExposition saves a scrape for `promtool check metrics`, which the
@@ -257,6 +259,69 @@ func TestWalk(t *testing.T) {
 			}
 		}
 		keepExposition(t, e, "01-created")
+	})
+
+	// The hardened unit of deploy/systemd, run by the guest's systemd:
+	// every collector must work with no capabilities, a closed device
+	// policy and the file system read-only.
+	t.Run("hardened systemd unit", func(t *testing.T) {
+		if *unitFile == "" {
+			t.Fatal("no -unit given")
+		}
+		unit, err := os.ReadFile(*unitFile)
+		if err != nil {
+			t.Fatal(err)
+		}
+		addr := e2e.FreeAddress(t)
+		for path, data := range map[string][]byte{
+			"/etc/systemd/system/zpool_exporter.service": unit,
+			"/etc/default/zpool_exporter":                []byte("ZPOOL_EXPORTER_ARGS=\"--web.listen-address=" + addr + " --zpool.iostat-interval=1s\"\n"),
+		} {
+			if err := os.WriteFile(path, data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		run(t, "systemctl", "daemon-reload")
+		run(t, "systemctl", "start", "zpool_exporter.service")
+		t.Cleanup(func() {
+			if t.Failed() {
+				c := start(t, "journalctl", "--no-pager", "-u", "zpool_exporter.service")
+				_ = c.wait()
+				t.Logf("the unit's journal:\n%s", c.out.String())
+			}
+			run(t, "systemctl", "stop", "zpool_exporter.service")
+		})
+		svc := e2e.Attach(t, "http://"+addr, 60*time.Second)
+		collectors := []string{"status", "properties", "vdev_io", "kstat", "disk", "cpu"}
+		m := svc.WaitFor(t, 30*time.Second, "every collector succeeding under the unit", func(m e2e.Metrics) bool {
+			for _, c := range collectors {
+				if !is(m, "zfs_exporter_collector_success", map[string]string{"collector": c}) {
+					return false
+				}
+			}
+			return true
+		})
+		for _, p := range pools {
+			if !is(m, "zfs_pool_state", map[string]string{"pool": p, "state": "online"}) {
+				t.Errorf("pool %s not online under the unit", p)
+			}
+		}
+		for _, name := range []string{"zfs_vdev_write_bytes_total", "zfs_arc_size_bytes", "zfs_disk_write_bytes_total", "zfs_engine_cpu_seconds_total"} {
+			if len(m.Series(name, nil)) == 0 {
+				t.Errorf("%s missing under the unit", name)
+			}
+		}
+		// The service really runs with no capability at all.
+		pid := strings.TrimSpace(run(t, "systemctl", "show", "--property=MainPID", "--value", "zpool_exporter.service"))
+		status, err := os.ReadFile("/proc/" + pid + "/status")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, field := range []string{"CapEff", "CapPrm", "CapBnd"} {
+			if !regexp.MustCompile(`(?m)^` + field + `:\s+0+$`).Match(status) {
+				t.Errorf("the service's %s is not empty:\n%s", field, status)
+			}
+		}
 	})
 
 	t.Run("vdev counters equal vdev properties", func(t *testing.T) {
