@@ -3,12 +3,13 @@
 # end-to-end tests against real zfs-fuse pools (promtool checking the
 # exposition; Prometheus running every dashboard query and recording rule,
 # and alerts of real faults reaching a webhook through Alertmanager), the
-# dashboards and rules, and the walk on real OpenZFS 2.3 in a qemu guest.
-# Run it as root on Debian: it installs zfs-fuse, prometheus (promtool and
-# the server), prometheus-alertmanager, qemu and debootstrap when missing,
-# starts the zfs-fuse daemon when none runs, and stops the daemon again if
-# it started it. ZPE_OPENZFS chooses the OpenZFS versions of the walk (2.3
-# unless set; "none" leaves the walk out).
+# dashboards and rules, the status page in headless Chromium, the compose
+# file and deployment configs, and the walk on real OpenZFS 2.3 in a qemu
+# guest. Run it as root on Debian: it installs zfs-fuse, prometheus
+# (promtool and the server), prometheus-alertmanager, chromium, qemu and
+# debootstrap when missing, starts the zfs-fuse daemon when none runs, and
+# stops the daemon again if it started it. ZPE_OPENZFS chooses the OpenZFS
+# versions of the walk (2.3 unless set; "none" leaves the walk out).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -19,6 +20,7 @@ command -v prometheus-alertmanager >/dev/null || missing+=(prometheus-alertmanag
 command -v qemu-system-x86_64 >/dev/null || missing+=(qemu-system-x86)
 command -v debootstrap >/dev/null || missing+=(debootstrap)
 command -v mkfs.ext4 >/dev/null || missing+=(e2fsprogs)
+command -v chromium >/dev/null || missing+=(chromium)
 if ((${#missing[@]})); then
 	if [ "$(id -u)" != 0 ]; then
 		echo "test-all: ${missing[*]} missing; run as root to install them, or the tests that need them skip" >&2
@@ -56,6 +58,9 @@ make check cross
 go test -count=1 -timeout 30m ./...
 # The dashboards and rules, a module of their own (promtool checks them).
 (cd dashboards && go test -count=1 -timeout 10m ./...)
+# The status page in headless Chromium and the deployment files checked by
+# their tools: a module of their own, for chromedp and compose-go.
+(cd tests && go test -count=1 -timeout 10m ./...)
 
 # The OpenZFS guest: builds its image on the first run (about 15 minutes on
 # 2 cores, then cached), then the walk (about 11 minutes).
