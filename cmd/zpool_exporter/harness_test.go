@@ -3,9 +3,9 @@ package main
 import (
 	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"testing"
+
+	"github.com/zpool-exporter/zpool_exporter/internal/e2e"
 )
 
 // exporterBin is the binary under test, built once by TestMain.
@@ -17,11 +17,8 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	exporterBin = filepath.Join(dir, "zpool_exporter")
-	build := exec.Command("go", "build", "-o", exporterBin, ".")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "building zpool_exporter:", err)
+	if exporterBin, err = e2e.BuildExporter("../..", dir); err != nil {
+		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
 	code := m.Run()

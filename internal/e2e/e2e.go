@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -263,4 +264,19 @@ func PromtoolCheck(t testing.TB, exposition string) {
 	if err != nil || len(bytes.TrimSpace(out)) > 0 {
 		t.Errorf("promtool check metrics: %v\n%s", err, out)
 	}
+}
+
+// BuildExporter builds the exporter of the repository at root into dir, as
+// a static binary, and returns its path. Each test package's TestMain
+// builds it once; tests in other modules build it with the exporter's own
+// go.mod.
+func BuildExporter(root, dir string) (string, error) {
+	bin := filepath.Join(dir, "zpool_exporter")
+	cmd := exec.Command("go", "build", "-trimpath", "-o", bin, "./cmd/zpool_exporter")
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOWORK=off")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("building zpool_exporter in %s: %v\n%s", root, err, out)
+	}
+	return bin, nil
 }

@@ -28,13 +28,8 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	exporterBin = filepath.Join(dir, "zpool_exporter")
-	// Built in the exporter's own module, with its own go.sum.
-	build := exec.Command("go", "build", "-o", exporterBin, "./cmd/zpool_exporter")
-	build.Dir = "../.."
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "building zpool_exporter:", err)
+	if exporterBin, err = e2e.BuildExporter("../..", dir); err != nil {
+		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
 	code := m.Run()

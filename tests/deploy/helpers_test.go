@@ -52,23 +52,16 @@ var (
 	buildOnce sync.Once
 	binary    string
 	buildErr  error
-	buildLog  []byte
 )
 
 // exporterBinary builds the exporter once, the way the Dockerfile does.
 func exporterBinary(t testing.TB) string {
 	t.Helper()
 	buildOnce.Do(func() {
-		binary = filepath.Join(tmpRoot, "bin", "zpool_exporter")
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-		defer cancel()
-		cmd := exec.CommandContext(ctx, "go", "build", "-trimpath", "-o", binary, "./cmd/zpool_exporter")
-		cmd.Dir = root
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOWORK=off")
-		buildLog, buildErr = cmd.CombinedOutput()
+		binary, buildErr = e2e.BuildExporter(root, filepath.Join(tmpRoot, "bin"))
 	})
 	if buildErr != nil {
-		t.Fatalf("building the exporter: %v\n%s", buildErr, buildLog)
+		t.Fatal(buildErr)
 	}
 	return binary
 }
