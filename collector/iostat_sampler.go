@@ -163,9 +163,14 @@ func (s *IostatSampler) add(r zpool.IostatReport, seen map[string]bool) {
 		rows := byPool[name]
 		delete(s.missing, name)
 		p, known := s.pools[name]
-		if !known || !sameLayout(p.rows, rows) {
-			// New pool or changed layout: counters start again at 0.
+		switch {
+		case !known:
 			p = &sampledPool{rows: zeroed(rows)}
+			s.pools[name] = p
+		case !sameLayout(p.rows, rows):
+			// A disk replaced, a log added: the vdevs still in their place
+			// keep counting, new ones start at 0.
+			p = &sampledPool{rows: carryOver(p.rows, rows)}
 			s.pools[name] = p
 		}
 		if !seen[name] {
@@ -187,6 +192,45 @@ func sameLayout(a, b []zpool.IostatRow) bool {
 	return slices.EqualFunc(a, b, func(x, y zpool.IostatRow) bool {
 		return x.Name == y.Name && x.Depth == y.Depth && x.Class == y.Class
 	})
+}
+
+// carryOver returns the rows of a new layout at 0, but for those at the
+// same place in the old one (the same names down from the pool), which
+// keep their counters.
+func carryOver(old, rows []zpool.IostatRow) []zpool.IostatRow {
+	out := zeroed(rows)
+	before := rowPaths(old)
+	for path, i := range rowPaths(rows) {
+		if j, ok := before[path]; ok {
+			out[i].ReadOps, out[i].WriteOps = old[j].ReadOps, old[j].WriteOps
+			out[i].ReadBytes, out[i].WriteBytes = old[j].ReadBytes, old[j].WriteBytes
+		}
+	}
+	return out
+}
+
+// rowPaths names each row by the rows above it, class included:
+// "tank/normal:raidz1-0/normal:sda". A path printed twice (old zpool's
+// bare "mirror") is left out, and so is every row when depths are unknown.
+func rowPaths(rows []zpool.IostatRow) map[string]int {
+	paths := map[string]int{}
+	twice := map[string]bool{}
+	var stack []string
+	for i, r := range rows {
+		if r.Depth < 0 || r.Depth > len(stack) {
+			return nil
+		}
+		stack = append(stack[:r.Depth], r.Class+":"+r.Name)
+		path := strings.Join(stack, "/")
+		if _, ok := paths[path]; ok {
+			twice[path] = true
+		}
+		paths[path] = i
+	}
+	for path := range twice {
+		delete(paths, path)
+	}
+	return paths
 }
 
 func zeroed(rows []zpool.IostatRow) []zpool.IostatRow {

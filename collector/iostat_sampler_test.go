@@ -57,7 +57,7 @@ func TestSamplerIntegratesRates(t *testing.T) {
 	}
 }
 
-func TestSamplerResetsOnLayoutChangeAndForgetsGonePools(t *testing.T) {
+func TestSamplerKeepsCountersAcrossLayoutChangeAndForgetsGonePools(t *testing.T) {
 	mirror := sample.MustRead(t, "internal/zpool/testdata/zfs-fuse/interval__iostat-v-1-3.txt")
 	s := newTestSampler(2 * time.Second)
 	if err := s.consume(strings.NewReader(string(mirror.Body))); err != nil {
@@ -67,13 +67,21 @@ func TestSamplerResetsOnLayoutChangeAndForgetsGonePools(t *testing.T) {
 	if got, want := leafWrite(t, s, "cmirror", leaf), 2*(12.4+10.5)*(1<<20); math.Abs(got-want) > 1 {
 		t.Errorf("with a 2 s interval m1 write bytes = %v, want %v", got, want)
 	}
-	// The same pool with another layout: counters start again.
+	poolBefore := leafWrite(t, s, "cmirror", "cmirror")
+	// The same pool with m2 replaced by m3: m1, the mirror and the pool
+	// keep counting; m3 starts at 0.
 	other := strings.ReplaceAll(string(mirror.Body), "m2", "m3")
 	if err := s.consume(strings.NewReader(other)); err != nil {
 		t.Fatal(err)
 	}
-	if got, want := leafWrite(t, s, "cmirror", leaf), 2*(12.4+10.5)*(1<<20); math.Abs(got-want) > 1 {
-		t.Errorf("after a layout change m1 write bytes = %v, want %v (counted from 0)", got, want)
+	if got, want := leafWrite(t, s, "cmirror", leaf), 4*(12.4+10.5)*(1<<20); math.Abs(got-want) > 1 {
+		t.Errorf("after a layout change m1 write bytes = %v, want %v (carried over)", got, want)
+	}
+	if got := leafWrite(t, s, "cmirror", "cmirror"); math.Abs(got-2*poolBefore) > 1 {
+		t.Errorf("after a layout change the pool's write bytes = %v, want %v (carried over)", got, 2*poolBefore)
+	}
+	if got, want := leafWrite(t, s, "cmirror", "/var/tmp/zfs-fuse-capture/m3"), leafWrite(t, s, "cmirror", leaf)/2; math.Abs(got-want) > 1e6 {
+		t.Errorf("the new leaf m3 write bytes = %v, want about %v (counted from 0)", got, want)
 	}
 	// A report without the pool (destroyed) forgets it.
 	two, err := os.ReadFile("internal/zpool/testdata/zfs-fuse/two-pools__iostat-v.txt")
