@@ -1,0 +1,263 @@
+package workload
+
+import (
+	"fmt"
+	"io"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+const (
+	fioNum  = `([0-9]+(?:\.[0-9]+)?)`
+	fioUnit = `([A-Za-z]*)`
+)
+
+var (
+	fioVersion = regexp.MustCompile(`^fio-[0-9]\S*$`)
+	fioTerse   = regexp.MustCompile(`^[0-9];fio-[0-9]`)
+	// "seq-write: (groupid=0, jobs=1): err= 0: pid=9682: Thu May 30 ...",
+	// "full: (groupid=0, jobs=1): err=28 (file:io_u.c:1876, ...): pid=...".
+	fioJob = regexp.MustCompile(`^(.+?): \(groupid=([0-9]+), jobs=([0-9]+)\): err=\s*([0-9]+)(?: \((.*)\))?: pid=`)
+	// fio 3.x: "write: IOPS=14.3k, BW=1792MiB/s (1879MB/s)(8745MiB/4880msec); 0 zone resets".
+	fioOp3 = regexp.MustCompile(`^(read|write|trim)\s*: IOPS=([0-9.]+[kMGT]?), BW=` + fioNum + fioUnit + `/s(?: \(` + fioNum + fioUnit + `/s\))?\(` + fioNum + fioUnit + `/` + fioNum + `(\w+)\)`)
+	// fio 2.x: "write: io=10240KB, bw=1250.7KB/s, iops=1250, runt=  8188msec".
+	fioOp2 = regexp.MustCompile(`^(read|write|trim)\s*: io=` + fioNum + fioUnit + `, bw=` + fioNum + fioUnit + `/s, iops=([0-9.]+[kKMGT]?), runt=\s*` + fioNum + `(\w+)`)
+	// "clat (usec): min=10, max=938354, avg=728.89, stdev=21651.15"; the
+	// values may carry an SI suffix ("max=42220k").
+	fioLat = regexp.MustCompile(`^(c?lat) \((nsec|usec|msec|sec)\): min=\s*[0-9.]+[kKMG]?, max=\s*([0-9.]+[kKMG]?), avg=\s*([0-9.]+[kKMG]?),`)
+	// "Run status group 0 (all jobs):".
+	fioGroup = regexp.MustCompile(`^Run status group ([0-9]+) `)
+	// fio 3.x: "WRITE: bw=1586MiB/s (1663MB/s), 1586MiB/s-1586MiB/s (...), io=19.5GiB (21.0GB), run=12611-12611msec".
+	fioGroup3 = regexp.MustCompile(`^(READ|WRITE|TRIM): bw=` + fioNum + fioUnit + `/s(?: \(` + fioNum + fioUnit + `/s\))?, .*\bio=` + fioNum + fioUnit + `(?: \([^)]*\))?, run=` + fioNum + `-` + fioNum + `(\w+)`)
+	// fio 2.x: "WRITE: io=10240KB, aggrb=1250KB/s, minb=1250KB/s, maxb=1250KB/s, mint=8188msec, maxt=8188msec".
+	fioGroup2 = regexp.MustCompile(`^(READ|WRITE|TRIM): io=` + fioNum + fioUnit + `, aggrb=` + fioNum + fioUnit + `/s, .*\bmaxt=` + fioNum + `(\w+)`)
+)
+
+var fioDirection = map[string]Direction{"read": Read, "write": Write, "READ": Read, "WRITE": Write}
+
+// ParseFio reads fio's text report (the default --output-format=normal).
+// Each job block gives a result per direction ("read", "write", "trim"),
+// with the latency of its "lat" line (submission plus completion), or of
+// its "clat" line when there is no "lat" line. Each "Run status group"
+// gives a result per direction ("READ", "WRITE", "TRIM") with the
+// group's aggregate bandwidth, its bytes and its longest job's run time.
+//
+// With --status-interval fio prints a whole report every interval: a job
+// block after a group summary starts the next run. Lines starting with
+// "fio: " and jobs with a non-zero err= are messages.
+func ParseFio(r io.Reader) (Summary, error) {
+	lines, err := readLines(r)
+	if err != nil {
+		return Summary{}, err
+	}
+	s := Summary{Tool: Fio}
+	run := 1
+	var job string
+	var group *int
+	inSummary := false // after "Run status group" lines of this run
+	op := -1           // index of the current job's last operation in s.Results
+	for i, raw := range lines {
+		n := i + 1
+		line := strings.TrimSpace(raw)
+		if strings.HasPrefix(line, `"fio version"`) || fioTerse.MatchString(line) {
+			return Summary{}, fmt.Errorf("line %d: %w: fio JSON or terse output; run fio with --output-format=normal", n, ErrUnsupported)
+		}
+		if strings.HasPrefix(line, "fio: ") {
+			s.Messages = append(s.Messages, line)
+			continue
+		}
+		if fioVersion.MatchString(line) {
+			s.Version = line
+			continue
+		}
+		if m := fioJob.FindStringSubmatch(raw); m != nil {
+			if inSummary {
+				run++
+				inSummary = false
+			}
+			job, op = m[1], -1
+			g, _ := strconv.Atoi(m[2])
+			group = &g
+			if m[4] != "0" {
+				msg := fmt.Sprintf("job %s: err=%s", job, m[4])
+				if m[5] != "" {
+					msg += " (" + m[5] + ")"
+				}
+				s.Messages = append(s.Messages, msg)
+			}
+			continue
+		}
+		if m := fioGroup.FindStringSubmatch(line); m != nil {
+			g, _ := strconv.Atoi(m[1])
+			group, job, op, inSummary = &g, "", -1, true
+			continue
+		}
+		res, ok, err := fioResult(line)
+		if err != nil {
+			return Summary{}, fmt.Errorf("line %d: %w", n, err)
+		}
+		if ok {
+			res.Run = run
+			if group != nil {
+				res.Group = ptr(*group)
+			}
+			if !inSummary {
+				res.Job = job
+			}
+			s.Results = append(s.Results, res)
+			op = len(s.Results) - 1
+			if inSummary {
+				op = -1
+			}
+			continue
+		}
+		if m := fioLat.FindStringSubmatch(line); m != nil && op >= 0 {
+			if m[1] == "clat" && s.Results[op].LatencySeconds != nil {
+				continue
+			}
+			avg, err := fioLatency(m[4], m[2])
+			if err != nil {
+				return Summary{}, fmt.Errorf("line %d: %w", n, err)
+			}
+			maxLat, err := fioLatency(m[3], m[2])
+			if err != nil {
+				return Summary{}, fmt.Errorf("line %d: %w", n, err)
+			}
+			s.Results[op].LatencySeconds, s.Results[op].MaxLatencySeconds = &avg, &maxLat
+		}
+	}
+	if len(s.Results) == 0 {
+		return Summary{}, noSummary(Fio, "no job results and no group summary", lines, s.Messages)
+	}
+	renumber(s.Results)
+	s.Headline = fioHeadline(s.Final())
+	return s, nil
+}
+
+// fioResult reads a job's operation line or a group summary line.
+func fioResult(line string) (res Result, ok bool, err error) {
+	wrap := func(err error) (Result, bool, error) { return res, false, fmt.Errorf("fio %s: %w", res.Name, err) }
+	if m := fioOp3.FindStringSubmatch(line); m != nil {
+		res = Result{Name: m[1], Direction: fioDirection[m[1]]}
+		res.Printed = "IOPS=" + m[2] + ", BW=" + m[3] + m[4] + "/s"
+		if m[5] != "" {
+			res.Printed += " (" + m[5] + m[6] + "/s)"
+		}
+		iops, err := count(m[2])
+		if err != nil {
+			return wrap(err)
+		}
+		bw, err := bytesOf(m[3], m[4], false)
+		if err != nil {
+			return wrap(err)
+		}
+		io, err := bytesOf(m[7], m[8], false)
+		if err != nil {
+			return wrap(err)
+		}
+		secs, err := seconds(m[9], m[10])
+		if err != nil {
+			return wrap(err)
+		}
+		res.OperationsPerSecond, res.BytesPerSecond, res.Bytes, res.Seconds = &iops, &bw, &io, &secs
+		return res, true, nil
+	}
+	if m := fioOp2.FindStringSubmatch(line); m != nil {
+		res = Result{Name: m[1], Direction: fioDirection[m[1]]}
+		res.Printed = "bw=" + m[4] + m[5] + "/s, iops=" + m[6]
+		io, err := bytesOf(m[2], m[3], true)
+		if err != nil {
+			return wrap(err)
+		}
+		bw, err := bytesOf(m[4], m[5], true)
+		if err != nil {
+			return wrap(err)
+		}
+		iops, err := count(m[6])
+		if err != nil {
+			return wrap(err)
+		}
+		secs, err := seconds(m[7], m[8])
+		if err != nil {
+			return wrap(err)
+		}
+		res.Bytes, res.BytesPerSecond, res.OperationsPerSecond, res.Seconds = &io, &bw, &iops, &secs
+		return res, true, nil
+	}
+	if m := fioGroup3.FindStringSubmatch(line); m != nil {
+		res = Result{Name: m[1], Direction: fioDirection[m[1]]}
+		res.Printed = "bw=" + m[2] + m[3] + "/s"
+		if m[4] != "" {
+			res.Printed += " (" + m[4] + m[5] + "/s)"
+		}
+		bw, err := bytesOf(m[2], m[3], false)
+		if err != nil {
+			return wrap(err)
+		}
+		io, err := bytesOf(m[6], m[7], false)
+		if err != nil {
+			return wrap(err)
+		}
+		secs, err := seconds(m[9], m[10]) // the longest job's
+		if err != nil {
+			return wrap(err)
+		}
+		res.BytesPerSecond, res.Bytes, res.Seconds = &bw, &io, &secs
+		return res, true, nil
+	}
+	if m := fioGroup2.FindStringSubmatch(line); m != nil {
+		res = Result{Name: m[1], Direction: fioDirection[m[1]]}
+		res.Printed = "aggrb=" + m[4] + m[5] + "/s"
+		io, err := bytesOf(m[2], m[3], true)
+		if err != nil {
+			return wrap(err)
+		}
+		bw, err := bytesOf(m[4], m[5], true)
+		if err != nil {
+			return wrap(err)
+		}
+		secs, err := seconds(m[6], m[7])
+		if err != nil {
+			return wrap(err)
+		}
+		res.Bytes, res.BytesPerSecond, res.Seconds = &io, &bw, &secs
+		return res, true, nil
+	}
+	return res, false, nil
+}
+
+// fioLatency reads a latency figure ("728.89", "42220k") in its unit.
+func fioLatency(v, unit string) (float64, error) {
+	c, err := count(v)
+	if err != nil {
+		return 0, fmt.Errorf("fio latency: %w", err)
+	}
+	return c * timeUnit[unit], nil
+}
+
+// fioHeadline joins the group summary lines of a report as fio prints
+// them ("WRITE: bw=1586MiB/s (1663MB/s)"), or its jobs' lines when the
+// output has no group summary.
+func fioHeadline(results []Result) string {
+	var groups, jobs []string
+	names := map[string]bool{}
+	for _, r := range results {
+		if r.Job == "" {
+			groups = append(groups, r.Name+": "+r.Printed)
+		} else {
+			names[r.Job] = true
+		}
+	}
+	if len(groups) > 0 {
+		return strings.Join(groups, "; ")
+	}
+	for _, r := range results {
+		h := r.Name + ": " + r.Printed
+		if len(names) > 1 {
+			h = r.Job + " " + h
+		}
+		jobs = append(jobs, h)
+	}
+	return strings.Join(jobs, "; ")
+}
