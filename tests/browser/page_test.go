@@ -158,7 +158,7 @@ func waitFor(t *testing.T, ctx context.Context, what string, timeout time.Durati
 func TestDegradedReplay(t *testing.T) {
 	ctx := browser(t)
 	e := e2e.Start(t, exporterBin, nil, "--zpool.replay-dir=../../collector/testdata/replay/zfs-fuse/001")
-	if err := chromedp.Do(ctx, chromedp.Navigate(e.URL+"/"), chromedp.WaitVisible(`section[data-pool="backup"]`)); err != nil {
+	if err := chromedp.Do(ctx, chromedp.Navigate(e.URL+"/"), chromedp.WaitVisible(chromedp.CSS(`section[data-pool="backup"]`))); err != nil {
 		t.Fatal(err)
 	}
 	badges := readBadges(t, ctx)
@@ -177,7 +177,7 @@ func TestDegradedReplay(t *testing.T) {
 	if err := chromedp.Do(ctx, chromedp.Sleep(2500*time.Millisecond)); err != nil {
 		t.Fatal(err)
 	}
-	live, err := chromedp.Run(ctx, chromedp.Text("#live"))
+	live, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("#live")))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,7 +197,7 @@ func TestLiveZFSFusePool(t *testing.T) {
 	a, b := z.Disk("a", 256), z.Disk("b", 256)
 	pool, mnt := z.Create("page", "mirror", a, b)
 	e := e2e.Start(t, exporterBin, nil, "--zpool.iostat-interval=1s")
-	if err := chromedp.Do(ctx, chromedp.Navigate(e.URL+"/"), chromedp.WaitVisible(fmt.Sprintf(`section[data-pool=%q]`, pool))); err != nil {
+	if err := chromedp.Do(ctx, chromedp.Navigate(e.URL+"/"), chromedp.WaitVisible(chromedp.CSS(fmt.Sprintf(`section[data-pool=%q]`, pool)))); err != nil {
 		t.Fatal(err)
 	}
 
@@ -260,15 +260,17 @@ func TestDemoReplay(t *testing.T) {
 	if _, err := os.Stat(dir); err != nil {
 		t.Fatalf("the demo replay is missing: %v", err)
 	}
-	e := e2e.Start(t, exporterBin, nil, "--zpool.replay-dir="+dir, "--zpool.replay-step=3s", "--zpool.iostat-interval=1s")
-	if err := chromedp.Do(ctx, chromedp.Navigate(e.URL+"/"), chromedp.WaitVisible(`section.pool`)); err != nil {
+	e := e2e.Start(t, exporterBin, nil, "--zpool.replay-dir="+dir, "--zpool.replay-step=5s", "--zpool.iostat-interval=1s")
+	if err := chromedp.Do(ctx, chromedp.Navigate(e.URL+"/"), chromedp.WaitVisible(chromedp.CSS(`section.pool`))); err != nil {
 		t.Fatal(err)
 	}
 	const scanJS = `Array.from(document.querySelectorAll(".scan[data-state=scanning]")).map(function (el) {
   return el.getAttribute("data-function") + "|" + (el.querySelector(".fill") ? el.querySelector(".fill").style.width : "") + "|" + el.querySelector(".figures").textContent;
 })`
+	// The pool row's bandwidth: the screenshot waits for figures in it.
+	const poolRateJS = `Array.from(document.querySelectorAll("section.pool tr.vdev:first-child .bw-read, section.pool tr.vdev:first-child .bw-write")).some(function (el) { return /\/s$/.test(el.textContent); })`
 	var degraded, resilvering bool
-	for deadline := time.Now().Add(90 * time.Second); time.Now().Before(deadline) && !(degraded && resilvering); time.Sleep(300 * time.Millisecond) {
+	for deadline := time.Now().Add(120 * time.Second); time.Now().Before(deadline) && !(degraded && resilvering); time.Sleep(300 * time.Millisecond) {
 		badges := readBadges(t, ctx)
 		checkColours(t, badges)
 		for _, b := range badges {
@@ -285,7 +287,11 @@ func TestDemoReplay(t *testing.T) {
 			if parts[0] != "resilver" || parts[1] == "" || !strings.Contains(parts[2], "time left") {
 				continue
 			}
-			if !resilvering {
+			moving, err := chromedp.Run(ctx, chromedp.Evaluate[bool](poolRateJS))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !resilvering && moving {
 				resilvering = true
 				t.Logf("resilver on the page: bar %s, %s", parts[1], parts[2])
 				screenshot(t, ctx, "status-page.png")
@@ -293,6 +299,6 @@ func TestDemoReplay(t *testing.T) {
 		}
 	}
 	if !degraded || !resilvering {
-		t.Errorf("stepping through the demo: pool degraded seen %v, resilver running seen %v", degraded, resilvering)
+		t.Errorf("stepping through the demo: pool degraded seen %v, resilver running with the pool's bandwidth seen %v", degraded, resilvering)
 	}
 }
