@@ -1,19 +1,21 @@
 GO        ?= go
 STATICCHECK_VERSION ?= v0.8.2
 BIN       := zpool_exporter
-VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo unknown)
-REVISION  ?= $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
-LDFLAGS   := -X github.com/prometheus/common/version.Version=$(VERSION) \
-             -X github.com/prometheus/common/version.Revision=$(REVISION) \
-             -X github.com/prometheus/common/version.Branch=main
 
-.PHONY: build cross test test-short test-all testbed mixin pictures check fmt vet staticcheck bench fuzz
+.PHONY: build dist cross test test-short test-all testbed mixin pictures check fmt vet staticcheck bench fuzz
 
 # Every OS the exporter runs on; a build-tag mistake fails here.
 PLATFORMS ?= linux/amd64 linux/arm64 freebsd/amd64 illumos/amd64 solaris/amd64
 
+# The version, revision, branch, build user and date are stamped by the
+# -ldflags of scripts/dist.sh (VERSION, REVISION, ... override them).
 build:
-	CGO_ENABLED=0 $(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/zpool_exporter
+	flags=$$(./scripts/dist.sh ldflags) && CGO_ENABLED=0 $(GO) build -trimpath -ldflags "$$flags" -o $(BIN) ./cmd/zpool_exporter
+
+# Release tarballs for every platform and their sha256sums.txt, in DIST_DIR
+# (dist/ unless set); see scripts/dist.sh.
+dist:
+	PLATFORMS='$(PLATFORMS)' GO='$(GO)' ./scripts/dist.sh
 
 cross:
 	@for p in $(PLATFORMS); do \
@@ -26,10 +28,12 @@ cross:
 test-short:
 	$(GO) test -short -count=1 ./...
 	cd dashboards && $(GO) test -short -count=1 ./...
+	cd tests && $(GO) test -short -count=1 ./...
 
 test:
 	$(GO) test -count=1 ./...
 	cd dashboards && $(GO) test -count=1 ./...
+	cd tests && $(GO) test -count=1 ./...
 
 # Everything, as CI runs it (root: installs and starts zfs-fuse).
 test-all:
@@ -47,9 +51,12 @@ mixin:
 
 # Redraws docs/dashboards/*.svg, the README's pictures of the dashboards,
 # from a real Prometheus over zfs-fuse pools and replays (root, zfs-fuse,
-# prometheus, prometheus-alertmanager; about 3 minutes).
+# prometheus, prometheus-alertmanager; about 3 minutes), and
+# docs/status-page.png, the status page over the demo replay in headless
+# Chromium.
 pictures:
 	ZPE_PICTURES=$(CURDIR)/docs/dashboards $(GO) test -count=1 -v -timeout 15m -run TestPrometheusDashboardsAndAlerts ./cmd/zpool_exporter/
+	cd tests && ZPE_PICTURES=$(CURDIR)/docs $(GO) test -count=1 -v -run TestDemoReplay ./browser/
 
 check: fmt vet staticcheck
 
@@ -60,11 +67,13 @@ vet:
 	$(GO) vet ./...
 	$(GO) vet -tags openzfsguest,testbed ./testbed/...
 	cd dashboards && $(GO) vet ./...
+	cd tests && $(GO) vet ./...
 
 staticcheck:
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) ./...
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) -tags openzfsguest,testbed ./testbed/...
 	cd dashboards && $(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) ./...
+	cd tests && $(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) ./...
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./collector/...
@@ -72,7 +81,7 @@ bench:
 # Runs each fuzz target for FUZZTIME (the seeds alone run in every go test).
 FUZZTIME ?= 30s
 fuzz:
-	@for pkg in ./collector/internal/...; do \
+	@for pkg in ./collector/internal/... ./internal/workload; do \
 		for f in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
 			$(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
 		done; \

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -454,11 +455,13 @@ func (r *Replay) feed(ctx context.Context, s *replayStream, w *io.PipeWriter, li
 	tick := time.NewTicker(replayPoll)
 	defer tick.Stop()
 	step, wrote := -1, time.Time{}
+	var next int // the capture's report to write next, with StreamEvery
 	for {
 		cur := r.Step()
 		if cur != step || (r.opts.StreamEvery > 0 && r.opts.Now().Sub(wrote) >= r.opts.StreamEvery) {
+			first := step == -1
 			step, wrote = cur, r.opts.Now()
-			if !r.writeReport(w, cur, line) {
+			if !r.writeReport(w, cur, line, first, &next) {
 				return
 			}
 		}
@@ -473,13 +476,30 @@ func (r *Replay) feed(ctx context.Context, s *replayStream, w *io.PipeWriter, li
 }
 
 // writeReport writes a step's capture to a stream and reports whether the
-// stream goes on.
-func (r *Replay) writeReport(w *io.PipeWriter, step int, line string) bool {
+// stream goes on. With StreamEvery, a capture of several reports is written
+// one report each time, as the command prints one per interval: the first
+// time with the report before it, which averages since import (or boot) and
+// which samplers skip; after that the later reports in turn, never that
+// first one again, on a step change too (the real stream goes on).
+func (r *Replay) writeReport(w *io.PipeWriter, step int, line string, first bool, next *int) bool {
 	c, err := r.lookup(step, line)
 	if err == nil {
 		_, err = c.result(line)
-		if len(c.stdout) > 0 {
-			if _, werr := w.Write(c.stdout); werr != nil {
+		out := c.stdout
+		if reports := splitReports(out); r.opts.StreamEvery > 0 && len(reports) > 1 {
+			switch {
+			case first:
+				out, *next = slices.Concat(reports[0], reports[1]), 2
+			default:
+				if *next < 1 || *next >= len(reports) {
+					*next = 1
+				}
+				out = reports[*next]
+				*next++
+			}
+		}
+		if len(out) > 0 {
+			if _, werr := w.Write(out); werr != nil {
 				return false // closed by the reader, or ctx ended
 			}
 		}
@@ -489,4 +509,33 @@ func (r *Replay) writeReport(w *io.PipeWriter, step int, line string) bool {
 		return false
 	}
 	return true
+}
+
+// splitReports cuts a streamed capture before each repeat of its first
+// line, the header that `zpool iostat` and `iostat` print atop every report.
+// A capture whose first line never comes again is one report.
+func splitReports(out []byte) [][]byte {
+	lines := bytes.SplitAfter(out, []byte("\n"))
+	var header []byte
+	for _, l := range lines {
+		if len(bytes.TrimSpace(l)) > 0 {
+			header = l
+			break
+		}
+	}
+	var reports [][]byte
+	start, pos, headers := 0, 0, 0
+	for _, l := range lines {
+		if header != nil && bytes.Equal(l, header) {
+			if headers++; headers > 1 {
+				reports = append(reports, out[start:pos])
+				start = pos
+			}
+		}
+		pos += len(l)
+	}
+	if start < len(out) {
+		reports = append(reports, out[start:])
+	}
+	return reports
 }

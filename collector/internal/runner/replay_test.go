@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -252,6 +253,51 @@ func TestReplayStreamRepeatsAndStops(t *testing.T) {
 	_, err = io.Copy(io.Discard, rc)
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("end of a cancelled stream: %v, want context.Canceled", err)
+	}
+}
+
+// A capture of several reports streams one report per interval, as the
+// command prints them: the since-import report only at the start.
+func TestReplayStreamWritesOneReportPerInterval(t *testing.T) {
+	capture := "   capacity\nsince import\n   capacity\nsecond\n   capacity\nthird\n"
+	r, _ := newReplay(t, map[string]string{
+		"000/zpool_iostat_-v_1.txt": capture,
+		"001/zpool_iostat_-v_1.txt": "   capacity\nnew since import\n   capacity\nnew second\n",
+	}, ReplayOptions{StreamEvery: 10 * time.Millisecond})
+	rc, err := r.StartStream(context.Background(), "zpool", "iostat", "-v", "1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rc.Close()
+	readReport(t, rc, "   capacity\nsince import\n   capacity\nsecond\n")
+	readReport(t, rc, "   capacity\nthird\n")
+	readReport(t, rc, "   capacity\nsecond\n")
+	readReport(t, rc, "   capacity\nthird\n")
+	// The next step's capture goes on the same stream: no second
+	// since-import report.
+	r.Advance()
+	for range 3 {
+		readReport(t, rc, "   capacity\nnew second\n")
+	}
+}
+
+func TestSplitReports(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want []string
+	}{
+		{"", nil},
+		{"one report\nno header again\n", []string{"one report\nno header again\n"}},
+		{"\nH\na\nH\nb", []string{"\nH\na\n", "H\nb"}},
+		{"H\nH\n", []string{"H\n", "H\n"}},
+	} {
+		var got []string
+		for _, r := range splitReports([]byte(c.in)) {
+			got = append(got, string(r))
+		}
+		if !slices.Equal(got, c.want) {
+			t.Errorf("splitReports(%q) = %q, want %q", c.in, got, c.want)
+		}
 	}
 }
 

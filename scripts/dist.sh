@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# Builds the release tarballs: for each platform, a statically linked
+# binary (CGO off, -trimpath) stamped with the version, next to the README,
+# the deploy/ configurations and the generated dashboards and rules, as
+# DIST_DIR/zpool_exporter-VERSION.OS-ARCH.tar.gz, and DIST_DIR/sha256sums.txt.
+#
+#   scripts/dist.sh            the tarballs (make dist)
+#   scripts/dist.sh ldflags    the -ldflags that stamp the version (make build)
+#
+# Environment, each with a default:
+#   VERSION            git describe --tags --always --dirty
+#   REVISION           git rev-parse HEAD
+#   BRANCH             the current git branch
+#   BUILD_USER         user@host
+#   SOURCE_DATE_EPOCH  the time of the last commit: the build date, and the
+#                      time of every file in the tarballs
+#   BUILD_DATE         SOURCE_DATE_EPOCH as YYYYMMDD-HH:MM:SS, UTC
+#   PLATFORMS          the Makefile's PLATFORMS (OS/ARCH, space separated)
+#   DIST_DIR           dist
+#   GO                 go
+#
+# Two runs on one commit with the same BUILD_USER give identical tarballs.
+# Needs GNU tar and GNU date.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+GO=${GO:-go}
+VERSION=${VERSION:-$(git describe --tags --always --dirty 2>/dev/null || echo unknown)}
+REVISION=${REVISION:-$(git rev-parse HEAD 2>/dev/null || echo unknown)}
+BRANCH=${BRANCH:-$(git rev-parse --abbrev-ref HEAD 2>/dev/null || echo unknown)}
+BUILD_USER=${BUILD_USER:-$(id -un)@$(hostname)}
+SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2>/dev/null || date +%s)}
+BUILD_DATE=${BUILD_DATE:-$(date -u -d "@$SOURCE_DATE_EPOCH" +%Y%m%d-%H:%M:%S)}
+PLATFORMS=${PLATFORMS:-$(sed -n 's/^PLATFORMS *?= *//p' Makefile)}
+DIST_DIR=${DIST_DIR:-dist}
+
+ldflags() {
+	local pkg=github.com/prometheus/common/version kv flags=""
+	for kv in "Version=$VERSION" "Revision=$REVISION" "Branch=$BRANCH" "BuildUser=$BUILD_USER" "BuildDate=$BUILD_DATE"; do
+		# go build splits -ldflags at spaces and takes quotes as quoting.
+		if [[ $kv =~ [[:space:]\'\"] ]]; then
+			echo "dist: ${kv%%=*} must hold no spaces or quotes: ${kv#*=}" >&2
+			return 1
+		fi
+		flags+="${flags:+ }-X $pkg.$kv"
+	done
+	printf '%s\n' "$flags"
+}
+
+case "${1:-}" in
+ldflags)
+	ldflags
+	exit
+	;;
+"") ;;
+*)
+	echo "usage: $0 [ldflags]" >&2
+	exit 2
+	;;
+esac
+
+flags=$(ldflags)
+[ -n "$PLATFORMS" ] || { echo "dist: no PLATFORMS" >&2; exit 1; }
+mkdir -p "$DIST_DIR"
+stage=$(mktemp -d)
+trap 'rm -rf "$stage"' EXIT
+
+tarballs=()
+for platform in $PLATFORMS; do
+	os=${platform%/*} arch=${platform#*/}
+	name=zpool_exporter-$VERSION.$os-$arch
+	dir=$stage/$name
+	echo "dist: $name"
+	mkdir -p "$dir/dashboards"
+	GOOS=$os GOARCH=$arch CGO_ENABLED=0 "$GO" build -trimpath -buildvcs=false -ldflags "$flags" \
+		-o "$dir/zpool_exporter" ./cmd/zpool_exporter
+	cp README.md "$dir/"
+	cp -R dashboards/out "$dir/dashboards/"
+	if [ -d deploy ]; then cp -R deploy "$dir/"; fi
+	# Fixed order, times, owners and modes, and no time in the gzip
+	# header: the tarball depends only on its contents.
+	tar --sort=name --mtime="@$SOURCE_DATE_EPOCH" --owner=0 --group=0 --numeric-owner \
+		--mode='u+rw,go+rX,go-w' --format=gnu -C "$stage" -cf - "$name" | gzip -9n >"$DIST_DIR/$name.tar.gz"
+	tarballs+=("$name.tar.gz")
+done
+(cd "$DIST_DIR" && sha256sum -- "${tarballs[@]}" >sha256sums.txt)
+echo "dist: $DIST_DIR/sha256sums.txt"
