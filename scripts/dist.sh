@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the release tarballs: for each platform, a statically linked
 # binary (CGO off, -trimpath) stamped with the version, next to the README,
-# the deploy/ configurations and the generated dashboards and rules, as
+# the install guide (docs/install.md), the deploy/ configurations and the generated dashboards and rules, as
 # DIST_DIR/zpool_exporter-VERSION.OS-ARCH.tar.gz, and DIST_DIR/sha256sums.txt.
 #
 #   scripts/dist.sh            the tarballs (make dist)
@@ -75,6 +75,7 @@ for platform in $PLATFORMS; do
 	GOOS=$os GOARCH=$arch CGO_ENABLED=0 "$GO" build -trimpath -buildvcs=false -ldflags "$flags" \
 		-o "$dir/zpool_exporter" ./cmd/zpool_exporter
 	cp README.md "$dir/"
+	mkdir -p "$dir/docs" && cp docs/install.md "$dir/docs/"
 	cp -R dashboards/out "$dir/dashboards/"
 	if [ -d deploy ]; then cp -R deploy "$dir/"; fi
 	# Fixed order, times, owners and modes, and no time in the gzip

@@ -168,8 +168,8 @@ func TestDist(t *testing.T) {
 	}
 
 	// Each tarball: one top directory of its own name, holding the binary
-	// for its platform, the README, deploy/ and the generated dashboards
-	// and rules, byte for byte.
+	// for its platform, the README, the install guide, deploy/ and the
+	// generated dashboards and rules, byte for byte.
 	shipped := treeFiles(t, root, "dashboards/out")
 	if len(shipped) == 0 {
 		t.Fatal("dashboards/out is empty")
@@ -182,6 +182,11 @@ func TestDist(t *testing.T) {
 		t.Fatal(err)
 	}
 	shipped["README.md"] = readme
+	guide, err := os.ReadFile(filepath.Join(root, "docs", "install.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	shipped["docs/install.md"] = guide
 	var nativeBin string
 	for _, platform := range []string{native, other} {
 		top := name(platform)
@@ -213,7 +218,7 @@ func TestDist(t *testing.T) {
 					extra = append(extra, n)
 				}
 			}
-			t.Errorf("%s: files beyond the binary, README, deploy/ and dashboards/out: %v", top, extra)
+			t.Errorf("%s: files beyond the binary, README, docs/install.md, deploy/ and dashboards/out: %v", top, extra)
 		}
 		if platform == native {
 			nativeBin = filepath.Join(t.TempDir(), "zpool_exporter")
