@@ -280,3 +280,22 @@ func BuildExporter(root, dir string) (string, error) {
 	}
 	return bin, nil
 }
+
+// MainWithExporter is the TestMain of a package of end-to-end tests: it
+// builds the exporter of the repository at root into a temporary directory,
+// sets *bin to it, runs the tests and removes the directory.
+func MainWithExporter(m *testing.M, root string, bin *string) {
+	dir, err := os.MkdirTemp("", "zpool_exporter-test")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	if *bin, err = BuildExporter(root, dir); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.RemoveAll(dir)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}

@@ -22,20 +22,7 @@ import (
 // exporterBin is the binary under test, built once by TestMain.
 var exporterBin string
 
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "zpool_exporter-browser")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	if exporterBin, err = e2e.BuildExporter("../..", dir); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { e2e.MainWithExporter(m, "../..", &exporterBin) }
 
 // stateColours are the badge colours a person must see, as the browser
 // computes them.
