@@ -448,10 +448,20 @@ func (s *replayStream) Close() error {
 // feed writes the stream's reports until it is closed, ctx ends or a
 // capture ends it.
 func (r *Replay) feed(ctx context.Context, s *replayStream, w *io.PipeWriter, line string) {
-	// Unblock a write that waits for a reader when ctx ends.
-	defer context.AfterFunc(ctx, func() {
+	stopped := func() {
 		w.CloseWithError(&Error{Command: line, ExitCode: -1, Err: fmt.Errorf("stopped: %w", context.Cause(ctx))})
-	})()
+	}
+	// Unblock a write that waits for a reader when ctx ends. When the loop
+	// below sees ctx end first, stop may cancel that call before it ran:
+	// the reader must still get its error, so close here too (the first
+	// close wins).
+	stop := context.AfterFunc(ctx, stopped)
+	defer func() {
+		stop()
+		if ctx.Err() != nil {
+			stopped()
+		}
+	}()
 	tick := time.NewTicker(replayPoll)
 	defer tick.Stop()
 	step, wrote := -1, time.Time{}

@@ -301,6 +301,35 @@ func TestSplitReports(t *testing.T) {
 	}
 }
 
+// A stream cancelled while it waits for the next report ends for its
+// reader, every time. The feeder that saw ctx end before its AfterFunc ran
+// used to return without closing the pipe, and a sampler then waited for
+// ever; that race showed on a loaded machine (TestOSIostatSamplerRun), so
+// this tries many rounds.
+func TestReplayStreamCancelledEndsForItsReader(t *testing.T) {
+	r, _ := newReplay(t, map[string]string{"zpool_iostat_-v_1.txt": "report\n"}, ReplayOptions{})
+	for i := range 300 {
+		ctx, cancel := context.WithCancel(context.Background())
+		rc, err := r.StartStream(ctx, "zpool", "iostat", "-v", "1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		readReport(t, rc, "report\n")
+		cancel()
+		ended := make(chan error, 1)
+		go func() { _, err := io.Copy(io.Discard, rc); ended <- err }()
+		select {
+		case err := <-ended:
+			if !errors.Is(err, context.Canceled) {
+				t.Fatalf("round %d: end of a cancelled stream: %v, want context.Canceled", i, err)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("round %d: the reader of a cancelled stream still waits after 5 s", i)
+		}
+		rc.Close()
+	}
+}
+
 func readReport(t *testing.T, rc io.Reader, want string) {
 	t.Helper()
 	buf := make([]byte, len(want))
