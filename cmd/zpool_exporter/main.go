@@ -24,6 +24,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
 	"github.com/prometheus/common/promslog"
 	"github.com/prometheus/common/promslog/flag"
 	"github.com/prometheus/common/version"
@@ -31,6 +32,7 @@ import (
 	"github.com/prometheus/exporter-toolkit/web/kingpinflag"
 
 	"github.com/zpool-exporter/zpool_exporter/collector"
+	"github.com/zpool-exporter/zpool_exporter/internal/benchwindow"
 	"github.com/zpool-exporter/zpool_exporter/internal/statuspage"
 )
 
@@ -50,6 +52,8 @@ type options struct {
 	once                   bool
 	output                 string
 	disableExporterMetrics bool
+	benchmarkAPI           bool
+	benchmarkRetention     model.Duration
 }
 
 func main() {
@@ -66,6 +70,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		Default("/metrics").StringVar(&o.metricsPath)
 	app.Flag("web.disable-exporter-metrics", "Leave out the exporter's own Go runtime and process metrics (go_*, process_*).").
 		BoolVar(&o.disableExporterMetrics)
+	app.Flag("web.enable-benchmark-api", "Serve the benchmark window API at "+benchwindow.Path+": a benchmark runner POSTs when a run (bonnie++, fio, dd...) starts and ends, and each window is exported as zfs_benchmark_window_* metrics for dashboard annotations and listed on the status page. Whoever reaches the exporter can then write windows: the API sits behind --web.config.file's TLS and basic authentication, like every other path. Not with --once.").
+		BoolVar(&o.benchmarkAPI)
+	app.Flag("benchmark.retention", "How long ended benchmark windows stay in the metrics and the API (running ones stay until they end; at most 1000 are kept). A week lets Prometheus scrape every window's end many times and keeps a campaign of runs over a weekend listed for its report, at three series per window.").
+		Default("7d").SetValue(&o.benchmarkRetention)
 	app.Flag("zpool.command", "The zpool command to run: a name looked up in PATH, or a path.").
 		Default("zpool").StringVar(&o.zpool)
 	app.Flag("zpool.replay-dir", "Serve captured zpool outputs from this directory instead of running zpool (for demos, tests and offline analysis; the format is in the README).").
@@ -98,6 +106,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	logger := promslog.New(logConfig)
+	if o.benchmarkRetention <= 0 {
+		fmt.Fprintf(stderr, "zpool_exporter: --benchmark.retention must be positive, not %v; try --help\n", o.benchmarkRetention)
+		return 2
+	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -115,6 +127,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 
 	if o.once {
 		return runOnce(ctx, o, exporter, base, stdout, logger)
+	}
+	var windows *benchwindow.Store
+	if o.benchmarkAPI {
+		windows = benchwindow.NewStore(benchwindow.Options{Retention: time.Duration(o.benchmarkRetention)})
+		base.MustRegister(benchwindow.NewCollector(windows))
 	}
 
 	logger.Info("starting zpool_exporter", "version", version.Info(), "build_context", version.BuildContext(),
@@ -136,13 +153,19 @@ func run(args []string, stdout, stderr io.Writer) int {
 	mux.HandleFunc("/-/healthy", func(w http.ResponseWriter, _ *http.Request) {
 		_, _ = io.WriteString(w, "Healthy\n")
 	})
+	if windows != nil {
+		mux.Handle("/api/v1/benchmark/", benchwindow.Handler(windows, logger))
+		logger.Info("benchmark window API on", "path", benchwindow.Path, "retention", o.benchmarkRetention)
+	} else {
+		mux.Handle("/api/v1/benchmark/", benchwindow.NotEnabled("the benchmark window API is off; start zpool_exporter with --web.enable-benchmark-api to turn it on"))
+	}
 	if o.metricsPath != "/" {
 		host, _ := os.Hostname()
 		shown := version.Version
 		if shown == "" {
 			shown = "(built without a version; see --version)"
 		}
-		mux.Handle("/", statuspage.New(statuspage.FromExporter(exporter), statuspage.Options{
+		opts := statuspage.Options{
 			Name:        host,
 			Version:     shown,
 			MetricsPath: o.metricsPath,
@@ -150,7 +173,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 			Timeout:     o.scrapeTimeout,
 			MinAge:      500 * time.Millisecond,
 			Logger:      logger,
-		}))
+		}
+		if windows != nil {
+			opts.Windows = windows.List
+		}
+		mux.Handle("/", statuspage.New(statuspage.FromExporter(exporter), opts))
 	}
 	server := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	go func() {

@@ -9,8 +9,9 @@ import (
 )
 
 // benchmarkWindowMetric is 1 while a benchmark run is going on. The
-// exporter does not serve it yet; until it does the annotation draws
-// nothing, and the contract test leaves annotations out.
+// exporter serves it with --web.enable-benchmark-api, so it is not in the
+// golden expositions and the contract test leaves annotations out; the
+// Prometheus end-to-end test of the exporter runs a window instead.
 const benchmarkWindowMetric = "zfs_benchmark_window_active"
 
 // benchmarkBoard is what to watch during a bonnie++, fio or dd run: pool

@@ -7,6 +7,7 @@ import (
 	dto "github.com/prometheus/client_model/go"
 
 	"github.com/zpool-exporter/zpool_exporter/collector"
+	"github.com/zpool-exporter/zpool_exporter/internal/benchwindow"
 )
 
 // Reading is one look at the host: the `zpool status` the collectors read
@@ -20,12 +21,11 @@ type Reading struct {
 
 // View is what the page shows.
 type View struct {
-	Time       time.Time
-	StatusErr  string   // why zpool status failed, when it did
-	Failing    []string // collectors whose last scrape failed
-	Pools      []PoolView
-	VdevIO     string // where the per-vdev figures come from, for the footnote
-	IOInterval string // how often they move, when known
+	Time      time.Time
+	StatusErr string   // why zpool status failed, when it did
+	Failing   []string // collectors whose last scrape failed
+	Pools     []PoolView
+	VdevIO    string // where the per-vdev figures come from, for the footnote
 }
 
 // PoolView is one pool, shaped like its `zpool status`.
@@ -280,4 +280,38 @@ func stateClass(state string) string {
 	default:
 		return "state-other"
 	}
+}
+
+// BenchmarkView is the benchmark windows section: the newest windows.
+type BenchmarkView struct {
+	APIPath string
+	Windows []WindowView
+	More    int // windows held but not shown
+}
+
+// WindowView is one benchmark window, one row of the table.
+type WindowView struct {
+	ID, Name, Pool, Command string
+	Start, End              time.Time // local time; End zero while running
+	Running                 bool
+	Duration                *float64 // seconds, so far while running
+}
+
+// benchmarks shows the first limit of windows, which come newest first.
+func benchmarks(windows []benchwindow.Window, limit int) *BenchmarkView {
+	b := &BenchmarkView{APIPath: benchwindow.Path}
+	for i, w := range windows {
+		if i == limit {
+			b.More = len(windows) - limit
+			break
+		}
+		d := w.DurationSeconds
+		v := WindowView{ID: w.ID, Name: w.Name, Pool: w.Pool, Command: w.Command,
+			Start: w.Start.Local(), Running: w.Active, Duration: &d}
+		if !w.End.IsZero() {
+			v.End = w.End.Local()
+		}
+		b.Windows = append(b.Windows, v)
+	}
+	return b
 }

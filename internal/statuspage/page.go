@@ -19,6 +19,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/zpool-exporter/zpool_exporter/collector"
+	"github.com/zpool-exporter/zpool_exporter/internal/benchwindow"
 )
 
 // ReadFunc takes one reading of the host under ctx's deadline.
@@ -50,6 +51,12 @@ type Options struct {
 	// page share one zpool run per MinAge.
 	MinAge time.Duration
 	Logger *slog.Logger
+	// Windows lists the benchmark windows, newest first, when the
+	// benchmark window API is on; nil when it is off, and the page then
+	// has no benchmark section.
+	Windows func() []benchwindow.Window
+	// MaxWindows is how many of them the page shows; 10 when not positive.
+	MaxWindows int
 }
 
 // Page is the status page's handler.
@@ -67,6 +74,9 @@ type Page struct {
 func New(read ReadFunc, opts Options) *Page {
 	if opts.Refresh <= 0 {
 		opts.Refresh = time.Second
+	}
+	if opts.MaxWindows <= 0 {
+		opts.MaxWindows = 10
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
@@ -110,11 +120,13 @@ var pageTemplate = template.Must(template.New("page").Funcs(template.FuncMap{
 	"upper":    upperState,
 	"indent":   indent,
 	"millis":   func(d time.Duration) int64 { return d.Milliseconds() },
+	"rfc3339":  func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
 }).Parse(pageSource))
 
 type pageData struct {
 	Options
 	View
+	Benchmarks *BenchmarkView // nil when the API is off
 }
 
 // ServeHTTP serves the whole page at its path, and only the pools section
@@ -129,6 +141,9 @@ func (p *Page) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		name = "pools"
 	}
 	data := pageData{Options: p.opts, View: p.current(r.Context())}
+	if p.opts.Windows != nil {
+		data.Benchmarks = benchmarks(p.opts.Windows(), p.opts.MaxWindows)
+	}
 	var buf bytes.Buffer
 	if err := pageTemplate.ExecuteTemplate(&buf, name, data); err != nil {
 		p.opts.Logger.Error("status page: rendering failed", "err", err)
