@@ -192,11 +192,9 @@ func (s *Store) Start(name, pool, command string) (Window, error) {
 func (s *Store) End(id string) (Window, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	now := s.now()
-	s.prune(now)
-	w := s.find(id)
-	if w == nil {
-		return Window{}, fmt.Errorf("%w: %q (unknown, or ended longer ago than the retention of %v)", ErrNotFound, id, s.opts.Retention)
+	w, now, err := s.lookup(id)
+	if err != nil {
+		return Window{}, err
 	}
 	if !w.End.IsZero() {
 		return snapshot(w, now), fmt.Errorf("%w: %q ended at %s", ErrEnded, id, w.End.Format(time.RFC3339))
@@ -213,13 +211,21 @@ func (s *Store) End(id string) (Window, error) {
 func (s *Store) Get(id string) (Window, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	now := s.now()
-	s.prune(now)
-	w := s.find(id)
-	if w == nil {
-		return Window{}, fmt.Errorf("%w: %q", ErrNotFound, id)
+	w, now, err := s.lookup(id)
+	if err != nil {
+		return Window{}, err
 	}
 	return snapshot(w, now), nil
+}
+
+// lookup drops what the retention let go and finds id; s.mu is held.
+func (s *Store) lookup(id string) (*Window, time.Time, error) {
+	now := s.now()
+	s.prune(now)
+	if w := s.find(id); w != nil {
+		return w, now, nil
+	}
+	return nil, now, fmt.Errorf("%w: %q (unknown, or ended longer ago than the retention of %v)", ErrNotFound, id, s.opts.Retention)
 }
 
 // List returns the windows held, newest first.
