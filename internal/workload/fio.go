@@ -137,53 +137,29 @@ func ParseFio(r io.Reader) (Summary, error) {
 
 // fioResult reads a job's operation line or a group summary line.
 func fioResult(line string) (res Result, ok bool, err error) {
-	wrap := func(err error) (Result, bool, error) { return res, false, fmt.Errorf("fio %s: %w", res.Name, err) }
+	var f lineFigures
+	done := func() (Result, bool, error) {
+		if f.err != nil {
+			return Result{}, false, fmt.Errorf("fio %s: %w", res.Name, f.err)
+		}
+		return res, true, nil
+	}
 	if m := fioOp3.FindStringSubmatch(line); m != nil {
 		res = Result{Name: m[1], Direction: fioDirection[m[1]]}
 		res.Printed = "IOPS=" + m[2] + ", BW=" + m[3] + m[4] + "/s"
 		if m[5] != "" {
 			res.Printed += " (" + m[5] + m[6] + "/s)"
 		}
-		iops, err := count(m[2])
-		if err != nil {
-			return wrap(err)
-		}
-		bw, err := bytesOf(m[3], m[4], false)
-		if err != nil {
-			return wrap(err)
-		}
-		io, err := bytesOf(m[7], m[8], false)
-		if err != nil {
-			return wrap(err)
-		}
-		secs, err := seconds(m[9], m[10])
-		if err != nil {
-			return wrap(err)
-		}
-		res.OperationsPerSecond, res.BytesPerSecond, res.Bytes, res.Seconds = &iops, &bw, &io, &secs
-		return res, true, nil
+		res.OperationsPerSecond, res.BytesPerSecond = f.count(m[2]), f.bytes(m[3], m[4], false)
+		res.Bytes, res.Seconds = f.bytes(m[7], m[8], false), f.seconds(m[9], m[10])
+		return done()
 	}
 	if m := fioOp2.FindStringSubmatch(line); m != nil {
 		res = Result{Name: m[1], Direction: fioDirection[m[1]]}
 		res.Printed = "bw=" + m[4] + m[5] + "/s, iops=" + m[6]
-		io, err := bytesOf(m[2], m[3], true)
-		if err != nil {
-			return wrap(err)
-		}
-		bw, err := bytesOf(m[4], m[5], true)
-		if err != nil {
-			return wrap(err)
-		}
-		iops, err := count(m[6])
-		if err != nil {
-			return wrap(err)
-		}
-		secs, err := seconds(m[7], m[8])
-		if err != nil {
-			return wrap(err)
-		}
-		res.Bytes, res.BytesPerSecond, res.OperationsPerSecond, res.Seconds = &io, &bw, &iops, &secs
-		return res, true, nil
+		res.Bytes, res.BytesPerSecond = f.bytes(m[2], m[3], true), f.bytes(m[4], m[5], true)
+		res.OperationsPerSecond, res.Seconds = f.count(m[6]), f.seconds(m[7], m[8])
+		return done()
 	}
 	if m := fioGroup3.FindStringSubmatch(line); m != nil {
 		res = Result{Name: m[1], Direction: fioDirection[m[1]]}
@@ -191,41 +167,42 @@ func fioResult(line string) (res Result, ok bool, err error) {
 		if m[4] != "" {
 			res.Printed += " (" + m[4] + m[5] + "/s)"
 		}
-		bw, err := bytesOf(m[2], m[3], false)
-		if err != nil {
-			return wrap(err)
-		}
-		io, err := bytesOf(m[6], m[7], false)
-		if err != nil {
-			return wrap(err)
-		}
-		secs, err := seconds(m[9], m[10]) // the longest job's
-		if err != nil {
-			return wrap(err)
-		}
-		res.BytesPerSecond, res.Bytes, res.Seconds = &bw, &io, &secs
-		return res, true, nil
+		res.BytesPerSecond, res.Bytes = f.bytes(m[2], m[3], false), f.bytes(m[6], m[7], false)
+		res.Seconds = f.seconds(m[9], m[10]) // the longest job's
+		return done()
 	}
 	if m := fioGroup2.FindStringSubmatch(line); m != nil {
 		res = Result{Name: m[1], Direction: fioDirection[m[1]]}
 		res.Printed = "aggrb=" + m[4] + m[5] + "/s"
-		io, err := bytesOf(m[2], m[3], true)
-		if err != nil {
-			return wrap(err)
-		}
-		bw, err := bytesOf(m[4], m[5], true)
-		if err != nil {
-			return wrap(err)
-		}
-		secs, err := seconds(m[6], m[7])
-		if err != nil {
-			return wrap(err)
-		}
-		res.Bytes, res.BytesPerSecond, res.Seconds = &io, &bw, &secs
-		return res, true, nil
+		res.Bytes, res.BytesPerSecond = f.bytes(m[2], m[3], true), f.bytes(m[4], m[5], true)
+		res.Seconds = f.seconds(m[6], m[7])
+		return done()
 	}
 	return res, false, nil
 }
+
+// lineFigures reads the numbers of one matched line, keeping the first error,
+// so that each figure of a line reads as one statement.
+type lineFigures struct{ err error }
+
+func (f *lineFigures) keep(x float64, err error) *float64 {
+	if f.err != nil {
+		return nil
+	}
+	if err != nil {
+		f.err = err
+		return nil
+	}
+	return &x
+}
+
+func (f *lineFigures) bytes(num, unit string, legacyBinary bool) *float64 {
+	return f.keep(bytesOf(num, unit, legacyBinary))
+}
+
+func (f *lineFigures) count(s string) *float64 { return f.keep(count(s)) }
+
+func (f *lineFigures) seconds(num, unit string) *float64 { return f.keep(seconds(num, unit)) }
 
 // fioLatency reads a latency figure ("728.89", "42220k") in its unit.
 func fioLatency(v, unit string) (float64, error) {
