@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"log/slog"
 	"runtime"
@@ -376,6 +377,18 @@ type (
 	Vdev   = zpool.Vdev
 	Scan   = zpool.Scan
 )
+
+// Property is one row of `zpool get`, of vdev properties, or of `zfs get`
+// (same columns): Name is the pool, vdev or dataset.
+type Property = zpool.Property
+
+// ParseGet reads `zpool get` or `zfs get` output, scripted (-H) or as a
+// table.
+func ParseGet(r io.Reader) ([]Property, error) { return zpool.ParseGet(r) }
+
+// ParseSize reads a size as zpool and zfs print it: exact ("131072") or
+// human-readable ("128K"); ok is false for "-" and "".
+func ParseSize(s string) (v float64, ok bool, err error) { return zpool.ParseSize(s) }
 
 // Vdev classes, as in Vdev.Class.
 const (

@@ -1,0 +1,117 @@
+package poolconfig
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// versionNumberRE finds a release in a version string:
+// "2.3.2-2~bpo12+2" -> "2.3.2", "2.2.0-rc4" -> "2.2.0-rc4",
+// "FreeBSD_g9305ff2ed" has none.
+var versionNumberRE = regexp.MustCompile(`[0-9]+\.[0-9]+(?:\.[0-9]+)?(?:-?rc[0-9]+)?`)
+
+// ParseZFSVersion reads `zfs version` (OpenZFS 0.8 and later): the
+// userland line ("zfs-2.3.2-1", "zfs-macOS-2.2.2-1") and the kernel
+// module's ("zfs-kmod-2.3.2-1", "zfs.kext-2.2.2-1"), as releases
+// ("2.3.2"). Either may be missing: `zfs version` prints the userland line
+// alone when the module is not loaded.
+func ParseZFSVersion(out []byte) (userland, kernel string, err error) {
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		var dst *string
+		switch {
+		case strings.HasPrefix(line, "zfs-kmod-"), strings.HasPrefix(line, "zfs.kext-"):
+			dst = &kernel
+		case strings.HasPrefix(line, "zfs-"), strings.HasPrefix(line, "zfswin-"):
+			dst = &userland
+		default:
+			continue
+		}
+		if v := versionNumberRE.FindString(line); v != "" && *dst == "" {
+			*dst = v
+		}
+	}
+	if userland == "" && kernel == "" {
+		return "", "", fmt.Errorf("no zfs-VERSION line in `zfs version` output")
+	}
+	return userland, kernel, nil
+}
+
+// ParseModuleVersion reads Linux's /sys/module/zfs/version
+// ("2.3.2-2~bpo12+2", "0.7.13-1") as a release ("2.3.2").
+func ParseModuleVersion(content []byte) (string, error) {
+	v := versionNumberRE.FindString(strings.TrimSpace(string(content)))
+	if v == "" {
+		return "", fmt.Errorf("no version number in %q", strings.TrimSpace(string(content)))
+	}
+	return v, nil
+}
+
+// PoolVersionInfo is the first line of `zpool upgrade -v`.
+type PoolVersionInfo struct {
+	// Version is the highest pool version this ZFS runs: 23 on zfs-fuse,
+	// 28 on ZFS on Linux before feature flags, 44 on Solaris 11.4; 0 with
+	// FeatureFlags.
+	Version      int
+	FeatureFlags bool // "This system supports ZFS pool feature flags."
+}
+
+var poolVersionRE = regexp.MustCompile(`running ZFS pool version ([0-9]+)`)
+
+// ParseUpgradeV reads the first lines of `zpool upgrade -v`: "This system
+// is currently running ZFS pool version 23." (zfs-fuse, Solaris, ZFS
+// before feature flags) or "This system supports ZFS pool feature flags."
+func ParseUpgradeV(out []byte) (PoolVersionInfo, error) {
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for n := 0; sc.Scan() && n < 5; n++ {
+		line := sc.Text()
+		if m := poolVersionRE.FindStringSubmatch(line); m != nil {
+			v, err := strconv.Atoi(m[1])
+			if err != nil || v <= 0 {
+				return PoolVersionInfo{}, fmt.Errorf("line %d: pool version %q is not a version", n+1, m[1])
+			}
+			return PoolVersionInfo{Version: v}, nil
+		}
+		if strings.Contains(line, "supports ZFS pool feature flags") {
+			return PoolVersionInfo{FeatureFlags: true}, nil
+		}
+	}
+	return PoolVersionInfo{}, fmt.Errorf("no pool version in the first lines of `zpool upgrade -v`")
+}
+
+// openZFSName names an OpenZFS release as its project was called then:
+// ZFS on Linux before 2.0 on Linux, OpenZFS otherwise.
+func openZFSName(release, goos string) string {
+	if strings.HasPrefix(release, "0.") && goos == "linux" {
+		return "ZFS on Linux " + release
+	}
+	return "OpenZFS " + release
+}
+
+// osZFSNames name the ZFS of a system that only tells its pool version.
+var osZFSNames = map[string]string{
+	"solaris": "Solaris ZFS",
+	"illumos": "illumos ZFS",
+	"freebsd": "FreeBSD ZFS",
+	"darwin":  "ZFS",
+	"linux":   "ZFS",
+}
+
+func poolVersionName(info PoolVersionInfo, goos string, zfsFuse bool) string {
+	name := osZFSNames[goos]
+	if name == "" {
+		name = "ZFS"
+	}
+	if zfsFuse {
+		name = "zfs-fuse"
+	}
+	if info.FeatureFlags {
+		return name + " (feature flags)"
+	}
+	return fmt.Sprintf("%s (pool version %d)", name, info.Version)
+}
