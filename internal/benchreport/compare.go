@@ -1,0 +1,364 @@
+package benchreport
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/zpool-exporter/zpool_exporter/internal/workload"
+)
+
+// Comparison puts several runs side by side: one column per run, one row
+// per figure, each with its ratio to the first run's.
+type Comparison struct {
+	Runs []ComparedRun `json:"runs"`
+	Rows []ComparedRow `json:"rows"`
+}
+
+// ComparedRun identifies a run of a comparison, and keeps its pool's
+// bandwidth over time for the overlay chart.
+type ComparedRun struct {
+	Name     string          `json:"name"`
+	ID       string          `json:"id,omitempty"`
+	Pool     string          `json:"pool"`
+	Start    time.Time       `json:"start"`
+	Timeline BandwidthSeries `json:"timeline"`
+}
+
+// ComparedRow is one figure of every run, or one configuration field.
+type ComparedRow struct {
+	// Key names the figure for programs: "pool.write.bytes_per_second",
+	// "workload.dd copied.bytes_per_second", "config.layout".
+	Key string `json:"key"`
+	// Figure names it for people, in the text formats' units
+	// ("pool write MB/s avg"); Unit is the unit of Values.
+	Figure string `json:"figure"`
+	Unit   string `json:"unit"` // bytes, bytes/s, operations, operations/s, seconds, ratio; "" for text
+	// Values are the runs' figures in base units, null where a run lacks
+	// it; Text holds configuration fields instead.
+	Values []*float64 `json:"values,omitempty"`
+	Text   []string   `json:"text,omitempty"`
+	// Ratios are each run's value over the first run's, null where
+	// either is missing or the first is 0. Ratios[0] is 1.
+	Ratios []*float64 `json:"ratios,omitempty"`
+	// Differs is set on text rows (configuration, command, exit status)
+	// whose runs are not all alike.
+	Differs bool `json:"differs,omitempty"`
+}
+
+// Compare puts reports side by side, the first being the one each ratio
+// divides by.
+func Compare(reports []Report) Comparison {
+	var c Comparison
+	for _, r := range reports {
+		c.Runs = append(c.Runs, ComparedRun{Name: runTitle(r.Run), ID: r.Run.ID, Pool: r.Run.Pool, Start: r.Run.Start, Timeline: r.Timeline.Pool})
+	}
+	figure := func(key, label, unit string, get func(Report) (float64, bool)) {
+		row := ComparedRow{Key: key, Figure: label, Unit: unit}
+		found := false
+		for _, r := range reports {
+			if v, ok := get(r); ok {
+				row.Values = append(row.Values, &v)
+				found = true
+			} else {
+				row.Values = append(row.Values, nil)
+			}
+		}
+		if !found {
+			return
+		}
+		for _, v := range row.Values {
+			var ratio *float64
+			if v != nil && row.Values[0] != nil && *row.Values[0] != 0 {
+				q := *v / *row.Values[0]
+				ratio = &q
+			}
+			row.Ratios = append(row.Ratios, ratio)
+		}
+		c.Rows = append(c.Rows, row)
+	}
+	counter := func(key, label, unit string, pick func(VdevStats) Counter, val func(Counter) float64) {
+		figure(key, label, unit, func(r Report) (float64, bool) {
+			k := pick(r.Pool)
+			return val(k), k.Samples > 0
+		})
+	}
+	wb := func(v VdevStats) Counter { return v.WriteBytes }
+	rb := func(v VdevStats) Counter { return v.ReadBytes }
+	wo := func(v VdevStats) Counter { return v.WriteOps }
+	ro := func(v VdevStats) Counter { return v.ReadOps }
+	inc := func(k Counter) float64 { return k.Increase }
+	avg := func(k Counter) float64 { return k.PerSecond }
+	peak := func(k Counter) float64 { return k.PeakPerSecond }
+
+	counter("pool.write.bytes_per_second", "pool write MB/s avg", "bytes/s", wb, avg)
+	counter("pool.write.peak_bytes_per_second", "pool write MB/s peak", "bytes/s", wb, peak)
+	counter("pool.read.bytes_per_second", "pool read MB/s avg", "bytes/s", rb, avg)
+	counter("pool.read.peak_bytes_per_second", "pool read MB/s peak", "bytes/s", rb, peak)
+	counter("pool.write.bytes", "pool written MB", "bytes", wb, inc)
+	counter("pool.read.bytes", "pool read MB", "bytes", rb, inc)
+	counter("pool.write.operations", "pool write ops", "operations", wo, inc)
+	counter("pool.read.operations", "pool read ops", "operations", ro, inc)
+	counter("pool.write.operations_per_second", "pool write ops/s", "operations/s", wo, avg)
+	counter("pool.read.operations_per_second", "pool read ops/s", "operations/s", ro, avg)
+	figure("cpu.busy_ratio", "host CPU busy %", "ratio", func(r Report) (float64, bool) {
+		if r.CPU == nil {
+			return 0, false
+		}
+		return r.CPU.BusyRatio, true
+	})
+	figure("cpu.engine_ratio", "ZFS engine CPU %", "ratio", func(r Report) (float64, bool) {
+		if r.CPU == nil || r.CPU.Engine == nil {
+			return 0, false
+		}
+		return r.CPU.Engine.Ratio, true
+	})
+	figure("arc.hit_ratio", "ARC hit ratio %", "ratio", func(r Report) (float64, bool) {
+		if r.ARC == nil || !r.ARC.Accessed() {
+			return 0, false
+		}
+		return r.ARC.HitRatio, true
+	})
+
+	// The benchmark's own figures, matched across runs by name.
+	var names []string
+	seen := map[string]bool{}
+	for _, r := range reports {
+		if s := r.Run.Workload; s != nil {
+			for _, res := range s.Final() {
+				n := resultName(s.Tool, res)
+				if res.Direction != "" && !strings.Contains(n, string(res.Direction)) {
+					n += " " + string(res.Direction)
+				}
+				if !seen[n] {
+					seen[n] = true
+					names = append(names, n)
+				}
+			}
+		}
+	}
+	for _, n := range names {
+		get := func(f func(r workload.Result) *float64) func(Report) (float64, bool) {
+			return func(r Report) (float64, bool) {
+				if s := r.Run.Workload; s != nil {
+					for _, res := range s.Final() {
+						m := resultName(s.Tool, res)
+						if res.Direction != "" && !strings.Contains(m, string(res.Direction)) {
+							m += " " + string(res.Direction)
+						}
+						if m == n {
+							if v := f(res); v != nil {
+								return *v, true
+							}
+							return 0, false
+						}
+					}
+				}
+				return 0, false
+			}
+		}
+		figure("workload."+n+".bytes_per_second", n+" MB/s", "bytes/s", get(func(r workload.Result) *float64 { return r.BytesPerSecond }))
+		figure("workload."+n+".operations_per_second", n+" ops/s", "operations/s", get(func(r workload.Result) *float64 { return r.OperationsPerSecond }))
+	}
+	figure("duration_seconds", "duration s", "seconds", func(r Report) (float64, bool) { return r.DurationSeconds, true })
+
+	text := func(key, label string, get func(Report) string) {
+		row := ComparedRow{Key: key, Figure: label}
+		for i, r := range reports {
+			v := get(r)
+			row.Text = append(row.Text, v)
+			if i > 0 && v != row.Text[0] {
+				row.Differs = true
+			}
+		}
+		c.Rows = append(c.Rows, row)
+	}
+	cfg := func(f func(r Run) string) func(Report) string {
+		return func(r Report) string {
+			if r.Run.Config == nil {
+				return "unknown"
+			}
+			if s := f(r.Run); s != "" {
+				return s
+			}
+			return "unknown"
+		}
+	}
+	text("config.pool", "pool", func(r Report) string { return r.Run.Pool })
+	text("config.layout", "layout", cfg(func(r Run) string { return r.Config.Layout }))
+	text("config.ashift", "ashift", cfg(func(r Run) string { return intOrEmpty(r.Config.Ashift) }))
+	text("config.compression", "compression", cfg(func(r Run) string { return r.Config.Compression }))
+	text("config.recordsize", "recordsize", cfg(func(r Run) string { return sizeOrEmpty(r.Config.Recordsize) }))
+	text("config.version", "version", cfg(func(r Run) string { return r.Config.Version }))
+	text("config.state", "states seen", func(r Report) string {
+		if len(r.PoolStates) == 0 {
+			return "unknown"
+		}
+		return strings.Join(r.PoolStates, " → ")
+	})
+	text("run.command", "command", func(r Report) string { return commandLine(r.Run.Command) })
+	text("run.exit_status", "exit status", func(r Report) string {
+		s := strconv.Itoa(r.Run.ExitStatus)
+		if r.Run.Interrupted {
+			s += ", interrupted"
+		}
+		return s
+	})
+	return c
+}
+
+// formatValue shows a figure in the text formats' units.
+func formatValue(unit string, v float64) string {
+	switch unit {
+	case "bytes", "bytes/s":
+		return fmtMB(v)
+	case "ratio":
+		return strconv.FormatFloat(v*100, 'f', 1, 64)
+	case "operations":
+		return fmtCount(v)
+	}
+	return sig(v)
+}
+
+func (c Comparison) doc() doc {
+	var names []string
+	for _, r := range c.Runs {
+		names = append(names, r.Name)
+	}
+	d := doc{title: "Comparison: " + strings.Join(names, " | ")}
+	for i, r := range c.Runs {
+		label := "run " + strconv.Itoa(i+1)
+		if i == 0 {
+			label += " (ratios divide by it)"
+		}
+		d.fields = append(d.fields, [2]string{label, r.Name + idSuffix(r.ID) + ", pool " + r.Pool + ", " + r.Start.UTC().Format(timeLayout)})
+	}
+	// Fit the runs' columns in the terminal's width.
+	colMax := 14
+	if len(c.Runs) > 0 {
+		colMax = max(12, (textWidth-28)/len(c.Runs)-2)
+	}
+	t := &table{cols: []column{{name: "FIGURE (MB = 1e6 bytes)", max: 30}}, markNote: "the runs differ in this setting"}
+	for i, r := range c.Runs {
+		n := strconv.Itoa(i+1) + " " + r.Name
+		if utf8.RuneCountInString(n) > colMax {
+			n = string([]rune(n)[:colMax-1]) + "…"
+		}
+		t.cols = append(t.cols, column{name: n, right: true, max: colMax})
+	}
+	for _, row := range c.Rows {
+		cells := []string{row.Figure}
+		if row.Text != nil {
+			cells = append(cells, row.Text...)
+			t.add(row.Differs, cells...)
+			continue
+		}
+		for i, v := range row.Values {
+			s := "-"
+			if v != nil {
+				s = formatValue(row.Unit, *v)
+				if i > 0 {
+					if q := row.Ratios[i]; q != nil {
+						s += " (" + fmtRatio(*q) + ")"
+					} else {
+						s += " (-)"
+					}
+				}
+			}
+			cells = append(cells, s)
+		}
+		t.add(false, cells...)
+	}
+	d.blocks = append(d.blocks, block{table: t})
+	return d
+}
+
+// WriteComparisonTable writes a comparison as aligned text for a
+// terminal; rows where the runs' configurations differ start with "*".
+func WriteComparisonTable(w io.Writer, c Comparison) error { return c.doc().writeText(w) }
+
+// WriteComparisonMarkdown writes a comparison as a GitHub table; rows
+// where the runs' configurations differ are bold.
+func WriteComparisonMarkdown(w io.Writer, c Comparison) error { return c.doc().writeMarkdown(w) }
+
+// WriteComparisonJSON writes a comparison as indented JSON.
+func WriteComparisonJSON(w io.Writer, c Comparison) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(c)
+}
+
+// WriteComparisonCSV writes a comparison as CSV: key, unit, then
+// one column per run (base units, as in Values; configuration fields as
+// text), then one ratio column per run after the first ("ratio 2/1": run 2
+// over run 1), then differs (true on configuration rows that differ).
+func WriteComparisonCSV(w io.Writer, c Comparison) error {
+	cw := csv.NewWriter(w)
+	head := []string{"key", "unit"}
+	for _, r := range c.Runs {
+		head = append(head, r.Name)
+	}
+	for i := 1; i < len(c.Runs); i++ {
+		head = append(head, fmt.Sprintf("ratio %d/1", i+1))
+	}
+	head = append(head, "differs")
+	if err := cw.Write(head); err != nil {
+		return err
+	}
+	for _, row := range c.Rows {
+		rec := []string{row.Key, row.Unit}
+		if row.Text != nil {
+			rec = append(rec, row.Text...)
+			for i := 1; i < len(c.Runs); i++ {
+				rec = append(rec, "")
+			}
+		} else {
+			for _, v := range row.Values {
+				rec = append(rec, optFloat(v))
+			}
+			for i := 1; i < len(row.Ratios); i++ {
+				rec = append(rec, optFloat(row.Ratios[i]))
+			}
+		}
+		rec = append(rec, strconv.FormatBool(row.Differs))
+		if err := cw.Write(rec); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+func optFloat(v *float64) string {
+	if v == nil {
+		return ""
+	}
+	return strconv.FormatFloat(*v, 'g', -1, 64)
+}
+
+// WriteComparisonSVG writes a standalone SVG chart of the runs' pool
+// bandwidth, aligned at their starts: one colour per run, writes solid,
+// reads dashed.
+func WriteComparisonSVG(w io.Writer, c Comparison) error {
+	var names []string
+	for _, r := range c.Runs {
+		names = append(names, r.Name)
+	}
+	ch := chart{
+		title:    []string{"Pool bandwidth: " + strings.Join(names, " vs "), "writes solid, reads dashed; runs aligned at their starts"},
+		subtitle: "MB/s (1 MB = 1e6 bytes) between consecutive samples; seconds since each run's start",
+		marks:    []chartMark{{x: 0, label: "start"}},
+	}
+	for i, r := range c.Runs {
+		color := palette[i%len(palette)]
+		ch.series = append(ch.series,
+			chartSeries{name: r.Name + " write", color: color, rates: r.Timeline.Write},
+			chartSeries{name: r.Name + " read", color: color, dash: true, rates: r.Timeline.Read})
+	}
+	return ch.write(w)
+}
