@@ -32,7 +32,9 @@ import (
 	"github.com/prometheus/exporter-toolkit/web/kingpinflag"
 
 	"github.com/zpool-exporter/zpool_exporter/collector"
+	"github.com/zpool-exporter/zpool_exporter/internal/benchreport"
 	"github.com/zpool-exporter/zpool_exporter/internal/benchwindow"
+	"github.com/zpool-exporter/zpool_exporter/internal/history"
 	"github.com/zpool-exporter/zpool_exporter/internal/statuspage"
 )
 
@@ -54,6 +56,8 @@ type options struct {
 	disableExporterMetrics bool
 	benchmarkAPI           bool
 	benchmarkRetention     model.Duration
+	historyInterval        time.Duration
+	historyRetention       time.Duration
 }
 
 func main() {
@@ -74,6 +78,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		BoolVar(&o.benchmarkAPI)
 	app.Flag("benchmark.retention", "How long ended benchmark windows stay in the metrics and the API (running ones stay until they end; at most 1000 are kept). A week lets Prometheus scrape every window's end many times and keeps a campaign of runs over a weekend listed for its report, at three series per window.").
 		Default("7d").SetValue(&o.benchmarkRetention)
+	app.Flag("benchmark.history-interval", "With --web.enable-benchmark-api, how often the exporter samples the metrics a benchmark report reads (vdev bytes and operations, pool and vdev state, host and ZFS CPU, ARC hits) for "+history.Path+", so that a report needs no Prometheus server. It samples only while a benchmark window runs and for a minute after the last one ended, and at once when one starts or ends; otherwise it costs nothing.").
+		Default("1s").DurationVar(&o.historyInterval)
+	app.Flag("benchmark.history-retention", fmt.Sprintf("With --web.enable-benchmark-api, how long the samples of --benchmark.history-interval are kept in memory. They are also bounded to %d samples in all (about %d MiB), the oldest going first, and %d series: a vdev has 13 series, so with 100 vdevs sampled every second the oldest go after about 25 minutes.", history.DefaultMaxSamples, history.DefaultMaxSamples*history.BytesPerSample>>20, history.DefaultMaxSeries)).
+		Default("1h").DurationVar(&o.historyRetention)
 	app.Flag("zpool.command", "The zpool command to run: a name looked up in PATH, or a path.").
 		Default("zpool").StringVar(&o.zpool)
 	app.Flag("zpool.replay-dir", "Serve captured zpool outputs from this directory instead of running zpool (for demos, tests and offline analysis; the format is in the README).").
@@ -110,6 +118,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "zpool_exporter: --benchmark.retention must be positive, not %v; try --help\n", o.benchmarkRetention)
 		return 2
 	}
+	if o.historyInterval <= 0 || o.historyRetention <= 0 {
+		fmt.Fprintf(stderr, "zpool_exporter: --benchmark.history-interval and --benchmark.history-retention must be positive, not %v and %v; try --help\n", o.historyInterval, o.historyRetention)
+		return 2
+	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -128,10 +140,30 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if o.once {
 		return runOnce(ctx, o, exporter, base, stdout, logger)
 	}
-	var windows *benchwindow.Store
+	// /metrics and the benchmark history read the collectors through one
+	// shared gather: a collector refuses to run twice at once.
+	shared := history.NewShared(func(ctx context.Context) ([]*dto.MetricFamily, error) {
+		reg := prometheus.NewRegistry()
+		reg.MustRegister(exporter.Scraper(ctx))
+		return reg.Gather()
+	}, nil)
+	var (
+		windows  *benchwindow.Store
+		recorder *history.Recorder
+	)
 	if o.benchmarkAPI {
-		windows = benchwindow.NewStore(benchwindow.Options{Retention: time.Duration(o.benchmarkRetention)})
+		recorder = history.NewRecorder(history.Options{
+			Gather:    shared.Gather,
+			Metrics:   benchreport.Metrics,
+			Activity:  func() (bool, time.Time) { return windows.Activity() },
+			Interval:  o.historyInterval,
+			Retention: o.historyRetention,
+			Timeout:   o.scrapeTimeout,
+			Logger:    logger,
+		})
+		windows = benchwindow.NewStore(benchwindow.Options{Retention: time.Duration(o.benchmarkRetention), Notify: recorder.Wake})
 		base.MustRegister(benchwindow.NewCollector(windows))
+		go recorder.Run(ctx)
 	}
 
 	logger.Info("starting zpool_exporter", "version", version.Info(), "build_context", version.BuildContext(),
@@ -148,14 +180,16 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 
 	mux := http.NewServeMux()
-	mux.Handle(o.metricsPath, &metricsHandler{exporter: exporter, base: base, timeout: o.scrapeTimeout, offset: o.timeoutOffset, logger: logger})
+	mux.Handle(o.metricsPath, &metricsHandler{shared: shared, base: base, timeout: o.scrapeTimeout, offset: o.timeoutOffset, logger: logger})
 	// For service managers and load balancers: answers without running zpool.
 	mux.HandleFunc("/-/healthy", func(w http.ResponseWriter, _ *http.Request) {
 		_, _ = io.WriteString(w, "Healthy\n")
 	})
 	if windows != nil {
 		mux.Handle("/api/v1/benchmark/", benchwindow.Handler(windows, logger))
-		logger.Info("benchmark window API on", "path", benchwindow.Path, "retention", o.benchmarkRetention)
+		mux.Handle(history.Path, history.Handler(recorder))
+		logger.Info("benchmark window API on", "path", benchwindow.Path, "retention", o.benchmarkRetention,
+			"history", history.Path, "history_interval", o.historyInterval, "history_retention", o.historyRetention)
 	} else {
 		mux.Handle("/api/v1/benchmark/", benchwindow.NotEnabled("the benchmark window API is off; start zpool_exporter with --web.enable-benchmark-api to turn it on"))
 	}
@@ -251,13 +285,14 @@ func kstatFS(o options) fs.FS {
 }
 
 // metricsHandler gathers a fresh scrape per request, under a deadline taken
-// from Prometheus's scrape timeout header and --scrape.timeout.
+// from Prometheus's scrape timeout header and --scrape.timeout; a request
+// that comes while another reader's gather runs shares it.
 type metricsHandler struct {
-	exporter *collector.Exporter
-	base     prometheus.Gatherer
-	timeout  time.Duration
-	offset   time.Duration
-	logger   *slog.Logger
+	shared  *history.Shared
+	base    prometheus.Gatherer
+	timeout time.Duration
+	offset  time.Duration
+	logger  *slog.Logger
 }
 
 func (h *metricsHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -272,9 +307,7 @@ func (h *metricsHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), timeout)
 	defer cancel()
-	reg := prometheus.NewRegistry()
-	reg.MustRegister(h.exporter.Scraper(ctx))
-	promhttp.HandlerFor(prometheus.Gatherers{h.base, reg}, promhttp.HandlerOpts{
+	promhttp.HandlerFor(prometheus.Gatherers{h.base, h.shared.Gatherer(ctx)}, promhttp.HandlerOpts{
 		ErrorLog:      slog.NewLogLogger(h.logger.Handler(), slog.LevelError),
 		ErrorHandling: promhttp.ContinueOnError,
 	}).ServeHTTP(w, r)

@@ -116,6 +116,10 @@ type Options struct {
 	MaxWindows int
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
+	// Notify, when not nil, is called after a window started or ended,
+	// outside the store's lock, so that it may read the store. It runs on
+	// the caller's goroutine and must not block.
+	Notify func()
 }
 
 // Store holds benchmark windows in memory. It is safe for concurrent use.
@@ -125,6 +129,7 @@ type Store struct {
 	mu      sync.Mutex
 	windows []*Window // in start order, oldest first
 	started uint64    // windows started since the store was made
+	lastEnd time.Time // when the last window ended, even one dropped since
 }
 
 // NewStore returns an empty store.
@@ -175,6 +180,12 @@ func (s *Store) Start(name, pool, command string) (Window, error) {
 	if err := validate("command", command, MaxCommandLength, true); err != nil {
 		return Window{}, err
 	}
+	w := s.start(name, pool, command)
+	s.notify()
+	return w, nil
+}
+
+func (s *Store) start(name, pool, command string) Window {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	now := s.now()
@@ -185,11 +196,19 @@ func (s *Store) Start(name, pool, command string) (Window, error) {
 	w := &Window{ID: s.newID(), Name: name, Pool: pool, Command: command, Start: now}
 	s.windows = append(s.windows, w)
 	s.started++
-	return snapshot(w, now), nil
+	return snapshot(w, now)
 }
 
 // End closes the running window id.
 func (s *Store) End(id string) (Window, error) {
+	w, err := s.end(id)
+	if err == nil {
+		s.notify()
+	}
+	return w, err
+}
+
+func (s *Store) end(id string) (Window, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	w, now, err := s.lookup(id)
@@ -204,7 +223,26 @@ func (s *Store) End(id string) (Window, error) {
 	if w.End.Before(w.Start) {
 		w.End = w.Start
 	}
+	if w.End.After(s.lastEnd) {
+		s.lastEnd = w.End
+	}
 	return snapshot(w, now), nil
+}
+
+func (s *Store) notify() {
+	if s.opts.Notify != nil {
+		s.opts.Notify()
+	}
+}
+
+// Activity tells whether a window is running, and when the last window
+// ended (zero when none has): what a sampler that must run during windows,
+// and a while after them, needs to know.
+func (s *Store) Activity() (active bool, lastEnd time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	// Running windows are never pruned: no prune is needed to see them.
+	return slices.ContainsFunc(s.windows, func(w *Window) bool { return w.End.IsZero() }), s.lastEnd
 }
 
 // Get returns the window id.

@@ -1,0 +1,103 @@
+package history
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
+)
+
+// GatherFunc takes one reading of the exporter's metrics under ctx and
+// tells when it was taken.
+type GatherFunc func(ctx context.Context) (families []*dto.MetricFamily, at time.Time, err error)
+
+// Shared runs one gather at a time for every reader: a reader that comes
+// while a gather is running waits for it and gets its result, instead of
+// starting its own. The exporter's collectors refuse to run twice at once
+// (a collector still running is reported as failed in the second scrape),
+// so /metrics and the history must read through one Shared, or one of them
+// would miss collectors whenever they overlap.
+//
+// A result is not reused once its gather has ended: each reader gets
+// metrics read no earlier than its request began, or during the gather
+// running when it came, so that timestamps stay as close as a scrape's.
+type Shared struct {
+	gather func(ctx context.Context) ([]*dto.MetricFamily, error)
+	now    func() time.Time
+
+	mu       sync.Mutex
+	inflight *call
+	gathers  uint64 // gathers started
+	joins    uint64 // reads served by a gather another reader started
+}
+
+type call struct {
+	done     chan struct{}
+	at       time.Time
+	families []*dto.MetricFamily
+	err      error
+}
+
+// NewShared returns a Shared over gather; now is the clock (time.Now when
+// nil). The families gather returns are handed to several readers, who
+// must not change them.
+func NewShared(gather func(ctx context.Context) ([]*dto.MetricFamily, error), now func() time.Time) *Shared {
+	if now == nil {
+		now = time.Now
+	}
+	return &Shared{gather: gather, now: now}
+}
+
+// Gather returns the result of the running gather, or of a new one when
+// none runs, with the time that gather began. A new gather runs under
+// ctx's deadline but not its cancellation, since other readers may join
+// it; a reader whose ctx ends before the result gets ctx's error.
+func (s *Shared) Gather(ctx context.Context) ([]*dto.MetricFamily, time.Time, error) {
+	s.mu.Lock()
+	c := s.inflight
+	if c == nil {
+		c = &call{done: make(chan struct{}), at: s.now()}
+		s.inflight = c
+		s.gathers++
+		gctx, cancel := context.WithoutCancel(ctx), context.CancelFunc(func() {})
+		if deadline, ok := ctx.Deadline(); ok {
+			gctx, cancel = context.WithDeadline(gctx, deadline)
+		}
+		go func() {
+			defer cancel()
+			c.families, c.err = s.gather(gctx)
+			s.mu.Lock()
+			s.inflight = nil
+			s.mu.Unlock()
+			close(c.done)
+		}()
+	} else {
+		s.joins++
+	}
+	s.mu.Unlock()
+	select {
+	case <-c.done:
+		return c.families, c.at, c.err
+	case <-ctx.Done():
+		return nil, time.Time{}, ctx.Err()
+	}
+}
+
+// Gatherer is a prometheus.Gatherer reading through s under ctx, for
+// promhttp.HandlerFor.
+func (s *Shared) Gatherer(ctx context.Context) prometheus.Gatherer {
+	return prometheus.GathererFunc(func() ([]*dto.MetricFamily, error) {
+		families, _, err := s.Gather(ctx)
+		return families, err
+	})
+}
+
+// Counts tells how many gathers ran and how many reads joined one that
+// another reader had started.
+func (s *Shared) Counts() (gathers, joins uint64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.gathers, s.joins
+}
