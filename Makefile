@@ -1,6 +1,6 @@
 GO        ?= go
 STATICCHECK_VERSION ?= v0.8.2
-BIN       := zpool_exporter
+BINARIES  := zpool_exporter zpool_bench
 
 .PHONY: build dist cross test test-short test-all testbed mixin pictures check fmt vet staticcheck bench fuzz
 
@@ -10,7 +10,9 @@ PLATFORMS ?= linux/amd64 linux/arm64 freebsd/amd64 illumos/amd64 solaris/amd64
 # The version, revision, branch, build user and date are stamped by the
 # -ldflags of scripts/dist.sh (VERSION, REVISION, ... override them).
 build:
-	flags=$$(./scripts/dist.sh ldflags) && CGO_ENABLED=0 $(GO) build -trimpath -ldflags "$$flags" -o $(BIN) ./cmd/zpool_exporter
+	flags=$$(./scripts/dist.sh ldflags) && for bin in $(BINARIES); do \
+		CGO_ENABLED=0 $(GO) build -trimpath -ldflags "$$flags" -o $$bin ./cmd/$$bin || exit 1; \
+	done
 
 # Release tarballs for every platform and their sha256sums.txt, in DIST_DIR
 # (dist/ unless set); see scripts/dist.sh.
@@ -20,7 +22,7 @@ dist:
 cross:
 	@for p in $(PLATFORMS); do \
 		echo "build $$p"; \
-		GOOS=$${p%/*} GOARCH=$${p#*/} CGO_ENABLED=0 $(GO) build -o /dev/null ./cmd/zpool_exporter || exit 1; \
+		GOOS=$${p%/*} GOARCH=$${p#*/} CGO_ENABLED=0 $(GO) build -o /dev/null ./cmd/... || exit 1; \
 	done
 
 # The quick tier: parsers, collectors over captured outputs, the binary over

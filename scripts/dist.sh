@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Builds the release tarballs: for each platform, a statically linked
-# binary (CGO off, -trimpath) stamped with the version, next to the README,
+# Builds the release tarballs: for each platform, statically linked
+# binaries, zpool_exporter and zpool_bench (CGO off, -trimpath), stamped
+# with the version, next to the README,
 # the install guide (docs/install.md), the deploy/ configurations and the generated dashboards and rules, as
 # DIST_DIR/zpool_exporter-VERSION.OS-ARCH.tar.gz, and DIST_DIR/sha256sums.txt.
 #
@@ -33,6 +34,8 @@ SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2>/dev/null || 
 BUILD_DATE=${BUILD_DATE:-$(date -u -d "@$SOURCE_DATE_EPOCH" +%Y%m%d-%H:%M:%S)}
 PLATFORMS=${PLATFORMS:-$(sed -n 's/^PLATFORMS *?= *//p' Makefile)}
 DIST_DIR=${DIST_DIR:-dist}
+# The exporter, and the benchmark runner that works with it.
+BINARIES="zpool_exporter zpool_bench"
 
 ldflags() {
 	local pkg=github.com/prometheus/common/version kv flags=""
@@ -72,8 +75,10 @@ for platform in $PLATFORMS; do
 	dir=$stage/$name
 	echo "dist: $name"
 	mkdir -p "$dir/dashboards"
-	GOOS=$os GOARCH=$arch CGO_ENABLED=0 "$GO" build -trimpath -buildvcs=false -ldflags "$flags" \
-		-o "$dir/zpool_exporter" ./cmd/zpool_exporter
+	for bin in $BINARIES; do
+		GOOS=$os GOARCH=$arch CGO_ENABLED=0 "$GO" build -trimpath -buildvcs=false -ldflags "$flags" \
+			-o "$dir/$bin" "./cmd/$bin"
+	done
 	cp README.md "$dir/"
 	mkdir -p "$dir/docs" && cp docs/install.md "$dir/docs/"
 	cp -R dashboards/out "$dir/dashboards/"

@@ -187,6 +187,7 @@ func TestDist(t *testing.T) {
 		t.Fatal(err)
 	}
 	shipped["docs/install.md"] = guide
+	binaries := []string{"zpool_exporter", "zpool_bench"}
 	var nativeBin string
 	for _, platform := range []string{native, other} {
 		top := name(platform)
@@ -196,14 +197,17 @@ func TestDist(t *testing.T) {
 				t.Errorf("%s: %s is outside the top directory %s", top, n, top)
 			}
 		}
-		bin, ok := files[top+"/zpool_exporter"]
-		if !ok {
-			t.Fatalf("%s: no zpool_exporter", top)
+		for _, b := range binaries {
+			bin, ok := files[top+"/"+b]
+			if !ok {
+				t.Fatalf("%s: no %s", top, b)
+			}
+			if modes[top+"/"+b]&0o111 != 0o111 {
+				t.Errorf("%s: %s mode %v, want executable by all", top, b, modes[top+"/"+b])
+			}
+			checkBinary(t, platform, b, bin, root)
 		}
-		if modes[top+"/zpool_exporter"]&0o111 != 0o111 {
-			t.Errorf("%s: zpool_exporter mode %v, want executable by all", top, modes[top+"/zpool_exporter"])
-		}
-		checkBinary(t, platform, bin, root)
+		bin := files[top+"/zpool_exporter"]
 		for rel, body := range shipped {
 			if got, ok := files[path.Join(top, rel)]; !ok {
 				t.Errorf("%s: %s missing", top, rel)
@@ -211,14 +215,14 @@ func TestDist(t *testing.T) {
 				t.Errorf("%s: %s differs from the checkout's", top, rel)
 			}
 		}
-		if len(files) != len(shipped)+1 {
+		if len(files) != len(shipped)+len(binaries) {
 			var extra []string
 			for n := range files {
-				if rel := strings.TrimPrefix(n, top+"/"); rel != "zpool_exporter" && shipped[rel] == nil {
+				if rel := strings.TrimPrefix(n, top+"/"); !slices.Contains(binaries, rel) && shipped[rel] == nil {
 					extra = append(extra, n)
 				}
 			}
-			t.Errorf("%s: files beyond the binary, README, docs/install.md, deploy/ and dashboards/out: %v", top, extra)
+			t.Errorf("%s: files beyond the binaries, README, docs/install.md, deploy/ and dashboards/out: %v", top, extra)
 		}
 		if platform == native {
 			nativeBin = filepath.Join(t.TempDir(), "zpool_exporter")
@@ -274,28 +278,28 @@ func TestDist(t *testing.T) {
 // checkBinary checks that bin is an ELF executable for platform, statically
 // linked where Go links statically without cgo (not on illumos and Solaris,
 // where Go always calls libc), and built with -trimpath.
-func checkBinary(t *testing.T, platform string, bin []byte, root string) {
+func checkBinary(t *testing.T, platform, name string, bin []byte, root string) {
 	t.Helper()
 	f, err := elf.NewFile(bytes.NewReader(bin))
 	if err != nil {
-		t.Errorf("%s: zpool_exporter is not ELF: %v", platform, err)
+		t.Errorf("%s: %s is not ELF: %v", platform, name, err)
 		return
 	}
 	goos, goarch, _ := strings.Cut(platform, "/")
 	machine := map[string]elf.Machine{"amd64": elf.EM_X86_64, "arm64": elf.EM_AARCH64}[goarch]
 	abi := map[string]elf.OSABI{"freebsd": elf.ELFOSABI_FREEBSD}[goos] // ELFOSABI_NONE elsewhere
 	if f.Machine != machine || f.OSABI != abi {
-		t.Errorf("%s: zpool_exporter is for %v, %v; want %v, %v", platform, f.Machine, f.OSABI, machine, abi)
+		t.Errorf("%s: %s is for %v, %v; want %v, %v", platform, name, f.Machine, f.OSABI, machine, abi)
 	}
 	if goos == "linux" || goos == "freebsd" {
 		for _, p := range f.Progs {
 			if p.Type == elf.PT_INTERP {
-				t.Errorf("%s: zpool_exporter is dynamically linked (CGO_ENABLED=0 not in effect?)", platform)
+				t.Errorf("%s: %s is dynamically linked (CGO_ENABLED=0 not in effect?)", platform, name)
 			}
 		}
 	}
 	if bytes.Contains(bin, []byte(root+"/")) {
-		t.Errorf("%s: zpool_exporter holds the checkout's path %s (built without -trimpath?)", platform, root)
+		t.Errorf("%s: %s holds the checkout's path %s (built without -trimpath?)", platform, name, root)
 	}
 }
 

@@ -271,12 +271,18 @@ func PromtoolCheck(t testing.TB, exposition string) {
 // builds it once; tests in other modules build it with the exporter's own
 // go.mod.
 func BuildExporter(root, dir string) (string, error) {
-	bin := filepath.Join(dir, "zpool_exporter")
-	cmd := exec.Command("go", "build", "-trimpath", "-o", bin, "./cmd/zpool_exporter")
+	return BuildCommand(root, dir, "zpool_exporter")
+}
+
+// BuildCommand builds ./cmd/NAME of the repository at root into dir, as a
+// static binary, and returns its path.
+func BuildCommand(root, dir, name string) (string, error) {
+	bin := filepath.Join(dir, name)
+	cmd := exec.Command("go", "build", "-trimpath", "-o", bin, "./cmd/"+name)
 	cmd.Dir = root
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOWORK=off")
 	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("building zpool_exporter in %s: %v\n%s", root, err, out)
+		return "", fmt.Errorf("building %s in %s: %v\n%s", name, root, err, out)
 	}
 	return bin, nil
 }

@@ -1,0 +1,334 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/alecthomas/kingpin/v2"
+
+	"github.com/zpool-exporter/zpool_exporter/internal/benchreport"
+	"github.com/zpool-exporter/zpool_exporter/internal/benchrun"
+	"github.com/zpool-exporter/zpool_exporter/internal/benchsource"
+	"github.com/zpool-exporter/zpool_exporter/internal/benchwindow"
+	"github.com/zpool-exporter/zpool_exporter/internal/grafana"
+	"github.com/zpool-exporter/zpool_exporter/internal/workload"
+)
+
+// runCommand is `zpool_bench run`.
+type runCommand struct {
+	env env
+
+	name, pool         string
+	exporterURL        string
+	prometheusURL      string
+	prometheusMatchers string
+	grafanaURL         string
+	grafanaTokenFile   string
+	grafanaDashboard   string
+	runsDir            string
+	format             string
+	tool               string
+	zpool, zfs         string
+	settle             time.Duration
+	settleTimeout      time.Duration
+	killAfter          time.Duration
+	command            []string
+}
+
+func (c *runCommand) register(app *kingpin.Application) {
+	cmd := app.Command("run", "Run a benchmark inside a window: mark its start and end in zpool_exporter (and Grafana), pass its output through, then print and save its report. Ctrl-C stops the workload and still ends the window and reports; the workload's exit status is passed on.")
+	cmd.Flag("name", "What this run measures, shown on graphs and in comparisons, e.g. \"raid10 ashift=12 lz4\".").
+		Required().StringVar(&c.name)
+	cmd.Flag("pool", "The pool the benchmark runs on; may be left out when there is only one.").
+		StringVar(&c.pool)
+	cmd.Flag("exporter.url", "zpool_exporter's URL, started with --web.enable-benchmark-api. User and password in the URL are sent as basic authentication.").
+		Default("http://localhost:9134").StringVar(&c.exporterURL)
+	cmd.Flag("prometheus.url", "Read the run's samples from this Prometheus (which scrapes the exporter) instead of the exporter's own short in-memory history.").
+		PlaceHolder("URL").StringVar(&c.prometheusURL)
+	cmd.Flag("prometheus.matchers", "Label matchers that pick this host's exporter among Prometheus's targets, e.g. 'instance=\"nas:9134\"'; needed when Prometheus scrapes several.").
+		PlaceHolder("MATCHERS").StringVar(&c.prometheusMatchers)
+	cmd.Flag("grafana.url", "Also mark the run as a region annotation in this Grafana, tagged zpool-bench and pool:POOL.").
+		PlaceHolder("URL").StringVar(&c.grafanaURL)
+	cmd.Flag("grafana.token-file", "File holding the Grafana service account token (annotations:create). The GRAFANA_TOKEN environment variable works too.").
+		PlaceHolder("FILE").StringVar(&c.grafanaTokenFile)
+	cmd.Flag("grafana.dashboard-uid", "Put the annotation on this dashboard only, instead of on every dashboard that shows the zpool-bench tag.").
+		PlaceHolder("UID").StringVar(&c.grafanaDashboard)
+	cmd.Flag("runs.dir", "Where each run's report is saved as JSON and SVG, for `report` and `compare`.").
+		Default("zpool-bench-runs").StringVar(&c.runsDir)
+	cmd.Flag("format", "How the report is printed after the run: table, markdown, csv or json.").
+		Default("table").EnumVar(&c.format, formats...)
+	cmd.Flag("tool", "The benchmark tool whose summary to read from the workload's output (dd, fio, bonnie++, dbench, filebench); guessed from the command and its output when left out.").
+		StringVar(&c.tool)
+	cmd.Flag("zpool.command", "The zpool command that reads the pool's configuration.").
+		Default("zpool").StringVar(&c.zpool)
+	cmd.Flag("zfs.command", "The zfs command that reads the pool's compression and recordsize.").
+		Default("zfs").StringVar(&c.zfs)
+	cmd.Flag("settle", "After the workload ends, how long to keep sampling before the report: writes still in flight land in the pool within a transaction group or two. Make it at least the exporter's --zpool.iostat-interval.").
+		Default("3s").DurationVar(&c.settle)
+	cmd.Flag("settle-timeout", "Longest wait for the sample source to have data past the end of the run (Prometheus scrapes only every scrape interval).").
+		Default("1m").DurationVar(&c.settleTimeout)
+	cmd.Flag("kill-after", "After Ctrl-C or SIGTERM, how long the workload may take to stop before it is killed. A second Ctrl-C kills it at once.").
+		Default("10s").DurationVar(&c.killAfter)
+	cmd.Arg("command", "The benchmark and its arguments, after --.").Required().StringsVar(&c.command)
+}
+
+func (c *runCommand) run(ctx context.Context) int {
+	stderr := c.env.stderr
+	token, err := c.token()
+	if err != nil {
+		warnf(stderr, "%v", err)
+		return exitUsage
+	}
+	tool, err := c.chooseTool()
+	if err != nil {
+		warnf(stderr, "%v", err)
+		return exitUsage
+	}
+
+	setup, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	cfg, err := readPoolConfig(setup, c.zpool, c.zfs, c.pool)
+	if err != nil {
+		warnf(stderr, "%v", err)
+		return exitFailure
+	}
+	c.pool = cfg.Pool
+	for _, m := range cfg.Missing {
+		warnf(stderr, "pool %s: %s", cfg.Pool, m)
+	}
+
+	source := c.source()
+	windows := &benchwindow.Client{BaseURL: c.exporterURL}
+	commandLine := strings.Join(c.command, " ")
+	window, err := windows.Start(setup, benchwindow.StartRequest{Name: c.name, Pool: c.pool, Command: commandLine})
+	if err != nil {
+		warnf(stderr, "cannot start a benchmark window at %s: %v", c.exporterURL, err)
+		return exitFailure
+	}
+	warnf(stderr, "window %s %q started on pool %s (%s)", window.ID, c.name, c.pool, cfg.Layout)
+
+	// The exporter samples only while a window runs: wait for its first
+	// sample, the baseline every figure of the report starts from.
+	if _, fromExporter := source.(*benchsource.ExporterSource); fromExporter {
+		if err := waitForSample(setup, source, window.Start, c.env.signals); err != nil {
+			c.endWindow(windows, window.ID)
+			warnf(stderr, "%v", err)
+			return exitFailure
+		}
+	}
+	cancel()
+
+	result, runErr := benchrun.Run(c.command, benchrun.Options{
+		Stdin:     c.workloadStdin(),
+		Stdout:    c.env.stdout,
+		Stderr:    c.env.stderr,
+		Signals:   c.env.signals,
+		KillAfter: c.killAfter,
+	})
+	if runErr != nil {
+		// It never ran: nothing to report.
+		c.endWindow(windows, window.ID)
+		warnf(stderr, "%v", runErr)
+		return exitFailure
+	}
+	ended := c.endWindow(windows, window.ID)
+	if result.Interrupted {
+		warnf(stderr, "workload interrupted; exit status %d", result.ExitStatus)
+	} else if result.ExitStatus != 0 {
+		warnf(stderr, "workload failed with exit status %d", result.ExitStatus)
+	}
+	status := result.ExitStatus
+	if !ended && status == 0 {
+		status = exitFailure
+	}
+
+	if c.grafanaURL != "" {
+		g := &grafana.Client{URL: c.grafanaURL, Token: token}
+		text := fmt.Sprintf("%s\n%s", c.name, commandLine)
+		if _, err := g.Create(context.Background(), grafana.Annotation{Time: result.Start, TimeEnd: result.End,
+			Tags: []string{"zpool-bench", "pool:" + c.pool}, Text: text, DashboardUID: c.grafanaDashboard}); err != nil {
+			warnf(stderr, "cannot write the Grafana annotation: %v", err)
+		}
+	}
+
+	runInfo := benchreport.Run{ID: window.ID, Name: c.name, Pool: c.pool, Command: c.command, Host: hostname(),
+		Start: result.Start.UTC(), End: result.End.UTC(), ExitStatus: result.ExitStatus, Interrupted: result.Interrupted,
+		Config: &cfg, Source: source.String()}
+	runInfo.Workload, runInfo.WorkloadError = parseWorkload(tool, c.command, result)
+
+	report, err := c.collect(runInfo, source)
+	if err != nil {
+		warnf(stderr, "no report: %v", err)
+		if status == 0 {
+			status = exitFailure
+		}
+		return status
+	}
+	if err := reportWriters[c.format](c.env.stdout, report); err != nil {
+		warnf(stderr, "printing the report: %v", err)
+	}
+	paths, err := saveRun(c.runsDir, report)
+	if err != nil {
+		warnf(stderr, "cannot save the run: %v", err)
+		if status == 0 {
+			status = exitFailure
+		}
+		return status
+	}
+	warnf(stderr, "saved %s", strings.Join(paths, " and "))
+	return status
+}
+
+// collect waits for samples past the end of the run, fetches them and
+// computes the report. A Ctrl-C while it waits cuts the wait short.
+func (c *runCommand) collect(run benchreport.Run, source benchsource.Source) (benchreport.Report, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), c.settleTimeout+c.settle)
+	defer cancel()
+	until := run.End.Add(c.settle)
+	if err := waitForSample(ctx, source, until, c.env.signals); err != nil {
+		warnf(c.env.stderr, "%v; the report covers the samples there are", err)
+	}
+	fetch, cancelFetch := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancelFetch()
+	series, err := source.Fetch(fetch, benchsource.Query{Pool: run.Pool, Start: run.Start, End: until})
+	if err != nil {
+		return benchreport.Report{}, err
+	}
+	return benchreport.Compute(run, series)
+}
+
+// waitForSample waits until source has a sample at or after t.
+func waitForSample(ctx context.Context, source benchsource.Source, t time.Time, signals <-chan os.Signal) error {
+	tick := time.NewTicker(250 * time.Millisecond)
+	defer tick.Stop()
+	var last error
+	for {
+		latest, err := source.LatestSample(ctx)
+		if err == nil && !latest.Before(t) {
+			return nil
+		}
+		if err != nil {
+			last = err
+		}
+		select {
+		case <-ctx.Done():
+			if last != nil {
+				return fmt.Errorf("no sample from %s after %s: %w", source, t.Format(time.RFC3339), last)
+			}
+			return fmt.Errorf("no sample from %s after %s yet", source, t.Format(time.RFC3339))
+		case <-signals:
+			return fmt.Errorf("stopped waiting for samples from %s", source)
+		case <-tick.C:
+		}
+	}
+}
+
+// endWindow ends the window, even after an interrupt, and says whether it
+// did.
+func (c *runCommand) endWindow(windows *benchwindow.Client, id string) bool {
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	var err error
+	for attempt := 0; attempt < 3; attempt++ {
+		if _, err = windows.End(ctx, id); err == nil || errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			break
+		}
+		time.Sleep(time.Second)
+	}
+	if err != nil {
+		warnf(c.env.stderr, "cannot end benchmark window %s: %v", id, err)
+		return false
+	}
+	return true
+}
+
+func (c *runCommand) source() benchsource.Source {
+	client := &http.Client{Timeout: 30 * time.Second}
+	if c.prometheusURL != "" {
+		return benchsource.Prometheus(c.prometheusURL, c.prometheusMatchers, client)
+	}
+	return benchsource.Exporter(c.exporterURL, client)
+}
+
+func (c *runCommand) token() (string, error) {
+	if c.grafanaTokenFile != "" {
+		data, err := os.ReadFile(c.grafanaTokenFile)
+		if err != nil {
+			return "", fmt.Errorf("reading --grafana.token-file: %w", err)
+		}
+		return strings.TrimSpace(string(data)), nil
+	}
+	token := os.Getenv("GRAFANA_TOKEN")
+	if c.grafanaURL != "" && token == "" {
+		return "", errors.New("--grafana.url needs a token: --grafana.token-file or the GRAFANA_TOKEN environment variable")
+	}
+	return token, nil
+}
+
+func (c *runCommand) chooseTool() (workload.Tool, error) {
+	if c.tool != "" {
+		tool := workload.Tool(c.tool)
+		if _, err := workload.Parse(tool, strings.NewReader("")); errors.Is(err, workload.ErrUnknownTool) {
+			return "", fmt.Errorf("--tool %q: not one of dd, fio, bonnie++, dbench, filebench", c.tool)
+		}
+		return tool, nil
+	}
+	tool, _ := workload.ToolFor(c.command[0])
+	return tool, nil
+}
+
+// workloadStdin is the runner's standard input unless it is a terminal:
+// the workload runs in a process group of its own and would stop reading
+// one.
+func (c *runCommand) workloadStdin() *os.File {
+	if c.env.stdin == nil {
+		return nil
+	}
+	if info, err := c.env.stdin.Stat(); err != nil || info.Mode()&os.ModeCharDevice != 0 {
+		return nil
+	}
+	return c.env.stdin
+}
+
+// parseWorkload reads the tool's summary from what the workload printed.
+func parseWorkload(tool workload.Tool, command []string, result benchrun.Result) (*workload.Summary, string) {
+	out := append(append(bytes.Clone(result.Stdout), '\n'), result.Stderr...)
+	if tool == "" {
+		detected, err := workload.Detect(bytes.NewReader(out))
+		if err != nil {
+			return nil, ""
+		}
+		tool = detected
+	}
+	summary, err := workload.Parse(tool, bytes.NewReader(out))
+	if err != nil {
+		return nil, fmt.Sprintf("%s summary not read: %v", tool, err)
+	}
+	if tool == workload.DD {
+		summary.Results = directDD(summary.Results, command)
+	}
+	return &summary, ""
+}
+
+func hostname() string {
+	h, _ := os.Hostname()
+	return h
+}
+
+// directDD gives dd's results the direction its operands tell: dd's
+// summary does not say whether it read or wrote the pool.
+func directDD(results []workload.Result, command []string) []workload.Result {
+	dir := workload.DDDirection(command[1:])
+	for i := range results {
+		if results[i].Direction == "" {
+			results[i].Direction = dir
+		}
+	}
+	return results
+}

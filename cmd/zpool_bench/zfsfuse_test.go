@@ -1,0 +1,293 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/zpool-exporter/zpool_exporter/internal/benchreport"
+	"github.com/zpool-exporter/zpool_exporter/internal/e2e"
+	"github.com/zpool-exporter/zpool_exporter/internal/workload"
+)
+
+var exporterBin, benchBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "zpool_bench-test")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	for name, bin := range map[string]*string{"zpool_exporter": &exporterBin, "zpool_bench": &benchBin} {
+		if *bin, err = e2e.BuildCommand("../..", dir, name); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.RemoveAll(dir)
+			os.Exit(1)
+		}
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+const mib = 1 << 20
+
+// benchRun is one zpool_bench run as a child process.
+type benchRun struct {
+	cmd            *exec.Cmd
+	stdout, stderr bytes.Buffer
+}
+
+func startBench(t *testing.T, args ...string) *benchRun {
+	t.Helper()
+	r := &benchRun{cmd: exec.Command(benchBin, args...)}
+	r.cmd.Stdout, r.cmd.Stderr = &r.stdout, &r.stderr
+	if err := r.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// wait returns the runner's exit status.
+func (r *benchRun) wait(t *testing.T) int {
+	t.Helper()
+	err := r.cmd.Wait()
+	if _, ok := err.(*exec.ExitError); err != nil && !ok {
+		t.Fatal(err)
+	}
+	return r.cmd.ProcessState.ExitCode()
+}
+
+// exporterOnPool starts an exporter with the window API and one-second
+// zpool iostat, as the README tells benchmarkers to.
+func exporterOnPool(t *testing.T) *e2e.Exporter {
+	return e2e.Start(t, exporterBin, nil, "--web.enable-benchmark-api", "--zpool.iostat-interval=1s")
+}
+
+// watchWindow polls the exporter's metrics until stop is closed and says
+// whether a window of pool was seen active, and its ID.
+func watchWindow(t *testing.T, exp *e2e.Exporter, pool string, stop <-chan struct{}) func() (string, bool) {
+	var (
+		mu   sync.Mutex
+		id   string
+		seen bool
+	)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			for _, s := range exp.Scrape(t).Series("zfs_benchmark_window_active", map[string]string{"pool": pool}) {
+				if e2e.Value(s) == 1 {
+					mu.Lock()
+					id, seen = e2e.Label(s, "window"), true
+					mu.Unlock()
+				}
+			}
+			select {
+			case <-stop:
+				return
+			case <-time.After(200 * time.Millisecond):
+			}
+		}
+	}()
+	return func() (string, bool) {
+		<-done
+		mu.Lock()
+		defer mu.Unlock()
+		return id, seen
+	}
+}
+
+// checkWindowEnded checks that the exporter has window id of pool ended.
+func checkWindowEnded(t *testing.T, exp *e2e.Exporter, id, pool string) {
+	t.Helper()
+	m := exp.Scrape(t)
+	labels := map[string]string{"window": id, "pool": pool}
+	if v, ok := m.Get("zfs_benchmark_window_active", labels); !ok || v != 0 {
+		t.Errorf("zfs_benchmark_window_active%v = %v (present %v), want 0: the window was not ended", labels, v, ok)
+	}
+	start, _ := m.Get("zfs_benchmark_window_start_time_seconds", labels)
+	if end, ok := m.Get("zfs_benchmark_window_end_time_seconds", labels); !ok || end < start || start == 0 {
+		t.Errorf("window %s: start %v, end %v (present %v)", id, start, end, ok)
+	}
+}
+
+// running lists the processes whose command line contains marker.
+func running(marker string) []string {
+	var found []string
+	dirs, _ := os.ReadDir("/proc")
+	for _, d := range dirs {
+		if _, err := strconv.Atoi(d.Name()); err != nil {
+			continue
+		}
+		cmdline, err := os.ReadFile("/proc/" + d.Name() + "/cmdline")
+		if err != nil || len(cmdline) == 0 || !bytes.Contains(cmdline, []byte(marker)) {
+			continue
+		}
+		found = append(found, d.Name()+": "+strings.ReplaceAll(string(cmdline), "\x00", " "))
+	}
+	return found
+}
+
+// noneRunning fails t when a process with marker in its command line
+// still runs a few seconds on.
+func noneRunning(t *testing.T, marker string) {
+	t.Helper()
+	var left []string
+	for deadline := time.Now().Add(3 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		if left = running(marker); len(left) == 0 {
+			return
+		}
+	}
+	t.Errorf("the workload outlived the run: %v", left)
+}
+
+func TestRunDDOnZFSFuse(t *testing.T) {
+	z := e2e.RequireZFSFuse(t)
+	pool, mnt := z.Create("bmirror", "mirror", z.Disk("m0", 512), z.Disk("m1", 512))
+	exp := exporterOnPool(t)
+	runs := t.TempDir()
+
+	stop := make(chan struct{})
+	watched := watchWindow(t, exp, pool, stop)
+	r := startBench(t, "run", "--name", "mirror dd", "--pool", pool, "--exporter.url", exp.URL,
+		"--runs.dir", runs, "--format", "json", "--",
+		"dd", "if=/dev/urandom", "of="+filepath.Join(mnt, "f"), "bs=1M", "count=200", "conv=fsync")
+	status := r.wait(t)
+	close(stop)
+	if status != 0 {
+		t.Fatalf("zpool_bench run exited %d\nstderr:\n%s", status, r.stderr.String())
+	}
+	id, seen := watched()
+	if !seen {
+		t.Errorf("no zfs_benchmark_window_active{pool=%q} = 1 while dd ran", pool)
+	}
+
+	var rep benchreport.Report
+	if err := json.Unmarshal(r.stdout.Bytes(), &rep); err != nil {
+		t.Fatalf("the JSON report: %v\n%s", err, r.stdout.String())
+	}
+	if rep.Run.ID != id {
+		t.Errorf("report of window %s, but window %s was active", rep.Run.ID, id)
+	}
+	checkWindowEnded(t, exp, rep.Run.ID, pool)
+
+	// The pool's writes against what dd wrote: zfs-fuse's iostat rounds
+	// its rates, so only roughly.
+	written := rep.Pool.WriteBytes.Increase
+	if written < 0.9*200*mib || written > 1.3*200*mib {
+		t.Errorf("pool %s wrote %.1f MiB during the run, want 0.9 to 1.3 × the 200 MiB dd wrote", pool, written/mib)
+	}
+	if rep.Pool.WriteBytes.PeakPerSecond < rep.Pool.WriteBytes.PerSecond {
+		t.Errorf("peak write rate %.0f below the average %.0f", rep.Pool.WriteBytes.PeakPerSecond, rep.Pool.WriteBytes.PerSecond)
+	}
+	leaves := 0
+	for _, v := range rep.Vdevs {
+		if v.Depth == 2 && v.WriteBytes.Increase > 0.9*200*mib {
+			leaves++ // each side of the mirror has it all
+		}
+	}
+	if leaves != 2 {
+		t.Errorf("%d leaves of the mirror wrote about 200 MiB, want 2: %+v", leaves, rep.Vdevs)
+	}
+
+	// dd's own figures beside the pool's.
+	if rep.Run.Workload == nil || rep.Run.Workload.Tool != workload.DD {
+		t.Fatalf("dd's summary not read: %+v (%s)", rep.Run.Workload, rep.Run.WorkloadError)
+	}
+	dd := rep.Run.Workload.Final()[0]
+	if dd.Bytes == nil || *dd.Bytes != 200*mib || dd.BytesPerSecond == nil || *dd.BytesPerSecond <= 0 || dd.Direction != workload.Write {
+		t.Errorf("dd's result %+v, want 200 MiB written at a positive rate", dd)
+	}
+	if rep.Run.Config == nil || rep.Run.Config.Layout != "mirror of 2" {
+		t.Errorf("pool configuration %+v, want layout mirror of 2", rep.Run.Config)
+	}
+
+	// The saved run prints again as a table with both figures.
+	var table bytes.Buffer
+	rc := run(t.Context(), []string{"report", "--runs.dir", runs, rep.Run.ID}, env{stdout: &table, stderr: &table})
+	if rc != 0 {
+		t.Fatalf("report: %d\n%s", rc, table.String())
+	}
+	ddRate := fmt.Sprintf("%.1f", *dd.BytesPerSecond/1e6)
+	for _, want := range []string{"mirror dd", pool, "mirror of 2", "dd", ddRate} {
+		if !strings.Contains(table.String(), want) {
+			t.Errorf("report table lacks %q:\n%s", want, table.String())
+		}
+	}
+	if svgs, _ := filepath.Glob(filepath.Join(runs, "*.svg")); len(svgs) != 1 {
+		t.Errorf("saved charts %v, want one", svgs)
+	}
+}
+
+func TestFailingWorkloadEndsTheWindow(t *testing.T) {
+	z := e2e.RequireZFSFuse(t)
+	pool, mnt := z.Create("bfail", z.Disk("f0", 256))
+	exp := exporterOnPool(t)
+	marker := filepath.Join(mnt, "missing-directory", "f")
+	r := startBench(t, "run", "--name", "failing dd", "--pool", pool, "--exporter.url", exp.URL,
+		"--runs.dir", t.TempDir(), "--", "dd", "if=/dev/urandom", "of="+marker, "bs=1M", "count=10")
+	if status := r.wait(t); status != 1 {
+		t.Errorf("zpool_bench exited %d, want dd's 1\nstderr:\n%s", status, r.stderr.String())
+	}
+	if !strings.Contains(r.stderr.String(), "workload failed with exit status 1") {
+		t.Errorf("stderr does not say the workload failed:\n%s", r.stderr.String())
+	}
+	windows := exp.Scrape(t).Series("zfs_benchmark_window_active", map[string]string{"pool": pool})
+	if len(windows) != 1 {
+		t.Fatalf("%d windows of pool %s, want 1", len(windows), pool)
+	}
+	checkWindowEnded(t, exp, e2e.Label(windows[0], "window"), pool)
+	noneRunning(t, marker)
+}
+
+func TestInterruptedWorkloadEndsTheWindow(t *testing.T) {
+	z := e2e.RequireZFSFuse(t)
+	pool, mnt := z.Create("bintr", z.Disk("i0", 256))
+	exp := exporterOnPool(t)
+	// The marker makes the workload's processes findable.
+	marker := filepath.Join(mnt, "interrupted")
+	script := fmt.Sprintf("dd if=/dev/urandom of=%s bs=1M count=20 status=none; sleep 613", marker)
+	stop := make(chan struct{})
+	watched := watchWindow(t, exp, pool, stop)
+	r := startBench(t, "run", "--name", "interrupted", "--pool", pool, "--exporter.url", exp.URL,
+		"--runs.dir", t.TempDir(), "--", "sh", "-c", script, marker)
+	// Interrupt once the workload sleeps, as Ctrl-C would.
+	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		// The runner's own command line holds the script: look for the
+		// sleep itself.
+		if sleeping := running("sleep\x00613\x00"); len(sleeping) > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the workload did not reach its sleep\nstderr:\n%s", r.stderr.String())
+		}
+	}
+	if err := r.cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	status := r.wait(t)
+	close(stop)
+	if status != 130 {
+		t.Errorf("zpool_bench exited %d, want 130 (the workload's end by SIGINT)\nstderr:\n%s", status, r.stderr.String())
+	}
+	id, seen := watched()
+	if !seen {
+		t.Fatalf("no window of pool %s was seen active", pool)
+	}
+	checkWindowEnded(t, exp, id, pool)
+	noneRunning(t, marker)
+	noneRunning(t, "sleep\x00613\x00")
+	if !strings.Contains(r.stderr.String(), "interrupted") {
+		t.Errorf("stderr does not say the workload was interrupted:\n%s", r.stderr.String())
+	}
+}
