@@ -55,10 +55,12 @@ mixin:
 # from a real Prometheus over zfs-fuse pools and replays (root, zfs-fuse,
 # prometheus, prometheus-alertmanager; about 3 minutes), and
 # docs/status-page.png, the status page over the demo replay in headless
-# Chromium.
+# Chromium, and docs/benchmark/, zpool_bench's comparison of a mirror and a
+# raidz1 (zfs-fuse).
 pictures:
 	ZPE_PICTURES=$(CURDIR)/docs/dashboards $(GO) test -count=1 -v -timeout 15m -run TestPrometheusDashboardsAndAlerts ./cmd/zpool_exporter/
 	cd tests && ZPE_PICTURES=$(CURDIR)/docs $(GO) test -count=1 -v -run TestDemoReplay ./browser/
+	ZPE_PICTURES=$(CURDIR)/docs/benchmark $(GO) test -count=1 -v -run TestCompareMirrorAndRaidz1 ./cmd/zpool_bench/
 
 check: fmt vet staticcheck
 

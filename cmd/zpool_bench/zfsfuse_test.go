@@ -291,3 +291,82 @@ func TestInterruptedWorkloadEndsTheWindow(t *testing.T) {
 		t.Errorf("stderr does not say the workload was interrupted:\n%s", r.stderr.String())
 	}
 }
+
+// The README's comparison: the same dd of 600 MiB on a two-way mirror and
+// on a three-disk raidz1, long enough for the one-second figures of
+// zfs-fuse's zpool iostat to give a peak. With ZPE_PICTURES set, the Markdown table and the
+// chart are written there.
+func TestCompareMirrorAndRaidz1(t *testing.T) {
+	z := e2e.RequireZFSFuse(t)
+	mirror, mirrorMnt := z.Create("cmpm", "mirror", z.Disk("cm0", 1024), z.Disk("cm1", 1024))
+	raidz, raidzMnt := z.Create("cmpr", "raidz1", z.Disk("cr0", 1024), z.Disk("cr1", 1024), z.Disk("cr2", 1024))
+	exp := exporterOnPool(t)
+	runs := t.TempDir()
+
+	var reports []benchreport.Report
+	for _, p := range []struct{ name, pool, mnt string }{
+		{"mirror of 2, dd 600 MiB", mirror, mirrorMnt},
+		{"raidz1 of 3, dd 600 MiB", raidz, raidzMnt},
+	} {
+		r := startBench(t, "run", "--name", p.name, "--pool", p.pool, "--exporter.url", exp.URL,
+			"--runs.dir", runs, "--format", "json", "--",
+			"dd", "if=/dev/urandom", "of="+filepath.Join(p.mnt, "f"), "bs=1M", "count=600", "conv=fsync")
+		if status := r.wait(t); status != 0 {
+			t.Fatalf("%s: zpool_bench exited %d\n%s", p.name, status, r.stderr.String())
+		}
+		var rep benchreport.Report
+		if err := json.Unmarshal(r.stdout.Bytes(), &rep); err != nil {
+			t.Fatal(err)
+		}
+		reports = append(reports, rep)
+	}
+
+	var out, errs bytes.Buffer
+	svg := filepath.Join(t.TempDir(), "compare.svg")
+	refs := []string{reports[0].Run.ID, reports[1].Run.ID}
+	if rc := run(t.Context(), append([]string{"compare", "--runs.dir", runs, "--format", "json", "--svg", svg}, refs...), env{stdout: &out, stderr: &errs}); rc != 0 {
+		t.Fatalf("compare: %d\n%s", rc, errs.String())
+	}
+	var cmp benchreport.Comparison
+	if err := json.Unmarshal(out.Bytes(), &cmp); err != nil {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+	rows := map[string]benchreport.ComparedRow{}
+	for _, r := range cmp.Rows {
+		rows[r.Key] = r
+	}
+	written := rows["pool.write.bytes"]
+	if len(written.Ratios) != 2 || written.Ratios[1] == nil {
+		t.Fatalf("no ratio of the pools' written bytes: %+v", written)
+	}
+	want := reports[1].Pool.WriteBytes.Increase / reports[0].Pool.WriteBytes.Increase
+	if got := *written.Ratios[1]; got < want*0.999 || got > want*1.001 {
+		t.Errorf("raidz1/mirror written bytes ratio %.3f, want %.3f from the two reports", got, want)
+	}
+	for _, key := range []string{"pool.write.bytes_per_second", "pool.write.peak_bytes_per_second"} {
+		for i, v := range rows[key].Values {
+			if v == nil || *v <= 0 {
+				t.Errorf("%s of run %d: %v", key, i+1, v)
+			}
+		}
+	}
+	if layout := rows["config.layout"]; !layout.Differs || layout.Text[0] != "mirror of 2" || layout.Text[1] != "raidz1 of 3" {
+		t.Errorf("layout row %+v", layout)
+	}
+	if _, ok := rows["workload.dd copied write.bytes_per_second"]; !ok {
+		t.Errorf("no row of dd's own rate; rows: %v", cmp.Rows)
+	}
+	if data, err := os.ReadFile(svg); err != nil || !bytes.Contains(data, []byte("raidz1 of 3, dd 600 MiB")) {
+		t.Errorf("the comparison chart does not name the second run (%v)", err)
+	}
+
+	if dir := os.Getenv("ZPE_PICTURES"); dir != "" {
+		var md bytes.Buffer
+		if rc := run(t.Context(), append([]string{"compare", "--runs.dir", runs, "--format", "markdown", "--svg", filepath.Join(dir, "compare.svg")}, refs...), env{stdout: &md, stderr: &errs}); rc != 0 {
+			t.Fatalf("compare: %d\n%s", rc, errs.String())
+		}
+		if err := os.WriteFile(filepath.Join(dir, "compare.md"), md.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

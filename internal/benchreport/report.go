@@ -231,6 +231,9 @@ func Compute(run Run, series []Series) (Report, error) {
 			r.Timeline.Vdevs = append(r.Timeline.Vdevs, c.bandwidth(v.Name))
 		}
 	}
+	if step := medianStep(r.Timeline.Pool.Write); step > 0 && c.dur < 5*step {
+		c.missing("the run lasted %.3g s and the pool's I/O counters moved every %.3g s: peaks are over whole intervals and read low; run for a minute or more, or sample more often (--zpool.iostat-interval)", c.dur, step)
+	}
 	r.CPU = c.cpu()
 	r.ARC = c.arc()
 	r.PoolStates = c.poolStates()
@@ -299,6 +302,20 @@ func (c *computer) index(series []Series) {
 	}
 }
 
+// medianStep is the median length of the intervals of rates; 0 without
+// any.
+func medianStep(rates []Rate) float64 {
+	if len(rates) == 0 {
+		return 0
+	}
+	steps := make([]float64, len(rates))
+	for i, r := range rates {
+		steps[i] = r.To - r.From
+	}
+	slices.Sort(steps)
+	return steps[len(steps)/2]
+}
+
 // ioSourceTimes are the samples of when the vdev I/O counters' source
 // last answered: at each scrape, the latest time of any of ioSources.
 func ioSourceTimes(series []Series) []Sample {
@@ -329,11 +346,11 @@ func retime(samples []Sample, sourceTimes []Sample) []Sample {
 	for _, p := range samples {
 		i := sort.Search(len(sourceTimes), func(i int) bool { return sourceTimes[i].Time.After(p.Time) })
 		if i > 0 {
+			// Even when later than the scrape's own time: a scrape is
+			// timed when it starts, and a slow one reads reports that
+			// came after.
 			sec, frac := math.Modf(sourceTimes[i-1].Value)
-			at := time.Unix(int64(sec), int64(frac*1e9)).UTC()
-			if !at.After(p.Time) {
-				p.Time = at
-			}
+			p.Time = time.Unix(int64(sec), int64(frac*1e9)).UTC()
 		}
 		if n := len(out); n > 0 && !p.Time.After(out[n-1].Time) {
 			// The same answer scraped again, or a clock step back:

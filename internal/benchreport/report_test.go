@@ -456,3 +456,42 @@ func TestIOCountersAreTimedByTheirSource(t *testing.T) {
 		t.Errorf("%d samples, want 4: one per report seen (baseline, 0.99, 2.99, 4.01)", n)
 	}
 }
+
+func TestShortRunsAreNotedAsCoarse(t *testing.T) {
+	// The mirror case: 10 s run, samples every 2 s.
+	r, err := Compute(mirrorRun(), mirrorSeries())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range r.Missing {
+		if strings.Contains(m, "peaks are over whole intervals") {
+			t.Errorf("a 10 s run sampled every 2 s noted as coarse: %q", m)
+		}
+	}
+	short := mirrorRun()
+	short.End = at(6) // 6 s: under five 2 s intervals
+	if r, err = Compute(short, mirrorSeries()); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(r.Missing, func(m string) bool { return strings.Contains(m, "moved every 2 s") }) {
+		t.Errorf("a 6 s run sampled every 2 s not noted as coarse: %q", r.Missing)
+	}
+}
+
+// A slow scrape, timed when it began, reads a report that came after:
+// timed by the scrape, the bytes of a whole second would land in a few
+// hundredths of one.
+func TestSlowScrapeIsTimedByItsReport(t *testing.T) {
+	counter := Series{Metric: "zfs_vdev_write_bytes_total", Labels: lbl("pool", "tank", "vdev", "tank")}
+	source := Series{Metric: sourceTimeMetric, Labels: lbl("source", "zpool_iostat_stream")}
+	// scrape time, report time seen, bytes so far
+	for _, s := range [][3]float64{{0, -0.5, 0}, {1, 0.5, 100e6}, {1.55, 1.5, 200e6}, {1.6, 2.5, 300e6}, {3, 2.5, 300e6}, {4, 3.5, 400e6}} {
+		counter.Samples = append(counter.Samples, Sample{Time: at(s[0]), Value: s[2]})
+		source.Samples = append(source.Samples, Sample{Time: at(s[0]), Value: float64(at(s[1]).UnixMilli()) / 1e3})
+	}
+	r, err := Compute(Run{ID: "1", Name: "slow", Pool: "tank", Start: at(0), End: at(3.5)}, []Series{counter, source})
+	if err != nil {
+		t.Fatal(err)
+	}
+	near(t, "peak", r.Pool.WriteBytes.PeakPerSecond, 100e6)
+}
