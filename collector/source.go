@@ -170,15 +170,15 @@ func NewSource(cfg SourceConfig, logger *slog.Logger) *Source {
 // Capabilities detects what zpool can do, once. A detection that timed out
 // is not remembered, so a zpool that hung at start is asked again later.
 func (s *Source) Capabilities(ctx context.Context) (Capabilities, error) {
-	caps, failed, _ := s.detected()
-	if caps != nil {
-		return *caps, nil
+	caps, ok, failed, _ := s.detected()
+	if ok {
+		return caps, nil
 	}
 	s.detectMu.Lock()
 	defer s.detectMu.Unlock()
-	caps, failedNow, lastErr := s.detected()
-	if caps != nil {
-		return *caps, nil
+	caps, ok, failedNow, lastErr := s.detected()
+	if ok {
+		return caps, nil
 	}
 	if failedNow != failed {
 		return Capabilities{}, lastErr // one failed while this caller waited
@@ -191,21 +191,27 @@ func (s *Source) Capabilities(ctx context.Context) (Capabilities, error) {
 		s.mu.Unlock()
 		return Capabilities{}, err
 	}
+	// The source keeps its own copy, which learnVdevProperties updates
+	// under mu; detected is this caller's.
+	stored := detected
 	s.mu.Lock()
-	s.caps = &detected
+	s.caps = &stored
 	s.mu.Unlock()
-	caps = &detected
-	s.logger.Info("detected zpool capabilities", "status", strings.Join(caps.StatusArgs, " "),
-		"properties", getDescription(caps.GetArgs))
-	return *caps, nil
+	s.logger.Info("detected zpool capabilities", "status", strings.Join(detected.StatusArgs, " "),
+		"properties", getDescription(detected.GetArgs))
+	return detected, nil
 }
 
-// detected returns the capabilities once known, and how many detections
-// failed so far with the last one's error.
-func (s *Source) detected() (*Capabilities, int, error) {
+// detected returns a copy of the capabilities once known (ok), and how
+// many detections failed so far with the last one's error. It copies
+// under mu, since learnVdevProperties updates the capabilities in place.
+func (s *Source) detected() (caps Capabilities, ok bool, failed int, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.caps, s.detectFailed, s.detectErr
+	if s.caps == nil {
+		return Capabilities{}, false, s.detectFailed, s.detectErr
+	}
+	return *s.caps, true, s.detectFailed, s.detectErr
 }
 
 func (s *Source) detect(ctx context.Context) (Capabilities, error) {
