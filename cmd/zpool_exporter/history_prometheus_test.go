@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,7 +9,6 @@ import (
 	"time"
 
 	"github.com/zpool-exporter/zpool_exporter/internal/benchsource"
-	"github.com/zpool-exporter/zpool_exporter/internal/benchwindow"
 	"github.com/zpool-exporter/zpool_exporter/internal/e2e"
 )
 
@@ -57,18 +55,7 @@ scrape_configs:
 		t.Fatal("Prometheus never had a sample of zfs_vdev_write_bytes_total")
 	}
 
-	api := nas.URL + benchwindow.Path
-	code, body := call(t, http.MethodPost, api, `{"name": "prometheus source", "pool": "tank"}`)
-	if code != http.StatusCreated {
-		t.Fatalf("POST %s: %d %s", api, code, body)
-	}
-	w := decodeWindow(t, body)
-	time.Sleep(5 * time.Second)
-	code, body = call(t, http.MethodPost, api+"/"+w.ID+"/end", "")
-	if code != http.StatusOK {
-		t.Fatalf("POST end: %d %s", code, body)
-	}
-	ended := decodeWindow(t, body)
+	ended := holdWindow(t, nas.URL, `{"name": "prometheus source", "pool": "tank"}`, 5*time.Second)
 	// The runner waits for a sample after the end.
 	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline) && !latest.After(ended.End); time.Sleep(250 * time.Millisecond) {
 		latest, _ = src.LatestSample(t.Context())

@@ -95,18 +95,7 @@ func TestBenchmarkHistory(t *testing.T) {
 		}
 	})
 
-	api := e.URL + benchwindow.Path
-	code, body := call(t, http.MethodPost, api, `{"name": "history", "pool": "tank"}`)
-	if code != http.StatusCreated {
-		t.Fatalf("POST %s: %d %s", api, code, body)
-	}
-	w := decodeWindow(t, body)
-	time.Sleep(4500 * time.Millisecond)
-	code, body = call(t, http.MethodPost, api+"/"+w.ID+"/end", "")
-	if code != http.StatusOK {
-		t.Fatalf("POST end: %d %s", code, body)
-	}
-	ended := decodeWindow(t, body)
+	ended := holdWindow(t, e.URL, `{"name": "history", "pool": "tank"}`, 4500*time.Millisecond)
 	time.Sleep(1500 * time.Millisecond)
 	close(stop)
 	wg.Wait()
@@ -198,4 +187,22 @@ func TestBenchmarkHistoryOff(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "--web.enable-benchmark-api") {
 		t.Errorf("the client over an exporter without the API: %v; want the exporter's advice", err)
 	}
+}
+
+// holdWindow starts a window through the exporter's API at base, keeps it
+// open for d and returns it ended.
+func holdWindow(t *testing.T, base, start string, d time.Duration) benchwindow.Window {
+	t.Helper()
+	api := base + benchwindow.Path
+	code, body := call(t, http.MethodPost, api, start)
+	if code != http.StatusCreated {
+		t.Fatalf("POST %s: %d %s", api, code, body)
+	}
+	w := decodeWindow(t, body)
+	time.Sleep(d)
+	code, body = call(t, http.MethodPost, api+"/"+w.ID+"/end", "")
+	if code != http.StatusOK {
+		t.Fatalf("POST end: %d %s", code, body)
+	}
+	return decodeWindow(t, body)
 }
