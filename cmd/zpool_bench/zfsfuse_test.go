@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -50,6 +53,7 @@ type benchRun struct {
 func startBench(t *testing.T, args ...string) *benchRun {
 	t.Helper()
 	r := &benchRun{cmd: exec.Command(benchBin, args...)}
+	r.cmd.Env = append(os.Environ(), "GRAFANA_TOKEN=glsa_e2e")
 	r.cmd.Stdout, r.cmd.Stderr = &r.stdout, &r.stderr
 	if err := r.cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -156,11 +160,24 @@ func TestRunDDOnZFSFuse(t *testing.T) {
 	pool, mnt := z.Create("bmirror", "mirror", z.Disk("m0", 512), z.Disk("m1", 512))
 	exp := exporterOnPool(t)
 	runs := t.TempDir()
+	// A stand-in for Grafana's annotation API.
+	var (
+		annotations []string
+		mu          sync.Mutex
+	)
+	grafana := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		annotations = append(annotations, r.Method+" "+r.URL.Path+" "+r.Header.Get("Authorization")+" "+string(body))
+		mu.Unlock()
+		_, _ = io.WriteString(w, `{"message":"Annotation added","id":1}`)
+	}))
+	defer grafana.Close()
 
 	stop := make(chan struct{})
 	watched := watchWindow(t, exp, pool, stop)
 	r := startBench(t, "run", "--name", "mirror dd", "--pool", pool, "--exporter.url", exp.URL,
-		"--runs.dir", runs, "--format", "json", "--",
+		"--grafana.url", grafana.URL, "--runs.dir", runs, "--format", "json", "--",
 		"dd", "if=/dev/urandom", "of="+filepath.Join(mnt, "f"), "bs=1M", "count=200", "conv=fsync")
 	status := r.wait(t)
 	close(stop)
@@ -180,6 +197,15 @@ func TestRunDDOnZFSFuse(t *testing.T) {
 		t.Errorf("report of window %s, but window %s was active", rep.Run.ID, id)
 	}
 	checkWindowEnded(t, exp, rep.Run.ID, pool)
+
+	// The run as a region in Grafana: from the workload's start to its end.
+	mu.Lock()
+	defer mu.Unlock()
+	want := fmt.Sprintf(`POST /api/annotations Bearer glsa_e2e {"time":%d,"timeEnd":%d,"tags":["zpool-bench","pool:%s"],`,
+		rep.Run.Start.UnixMilli(), rep.Run.End.UnixMilli(), pool)
+	if len(annotations) != 1 || !strings.HasPrefix(annotations[0], want) {
+		t.Errorf("Grafana got %q, want one request starting %q", annotations, want)
+	}
 
 	// The pool's writes against what dd wrote: zfs-fuse's iostat rounds
 	// its rates, so only roughly.
