@@ -69,9 +69,9 @@ func (c *runCommand) register(app *kingpin.Application) {
 		Default("zpool").StringVar(&c.zpool)
 	cmd.Flag("zfs.command", "The zfs command that reads the pool's compression and recordsize.").
 		Default("zfs").StringVar(&c.zfs)
-	cmd.Flag("settle", "After the workload ends, how long to keep sampling before the report: writes still in flight land in the pool within a transaction group or two. Make it at least the exporter's --zpool.iostat-interval.").
+	cmd.Flag("settle", "After the workload ends, how long the pool's I/O still counts: writes still in flight land within a transaction group or two. The report waits until the exporter's I/O source (a zpool iostat report, a read of vdev properties) has answered that long after the end.").
 		Default("3s").DurationVar(&c.settle)
-	cmd.Flag("settle-timeout", "Longest wait for the sample source to have data past the end of the run (Prometheus scrapes only every scrape interval).").
+	cmd.Flag("settle-timeout", "Longest wait for that answer: the exporter's --zpool.iostat-interval, plus Prometheus's scrape interval with --prometheus.url.").
 		Default("1m").DurationVar(&c.settleTimeout)
 	cmd.Flag("kill-after", "After Ctrl-C or SIGTERM, how long the workload may take to stop before it is killed. A second Ctrl-C kills it at once.").
 		Default("10s").DurationVar(&c.killAfter)
@@ -116,7 +116,7 @@ func (c *runCommand) run(ctx context.Context) int {
 	// The exporter samples only while a window runs: wait for its first
 	// sample, the baseline every figure of the report starts from.
 	if _, fromExporter := source.(*benchsource.ExporterSource); fromExporter {
-		if err := waitForSample(setup, source, window.Start, c.env.signals); err != nil {
+		if err := waitFor(setup, source, source.LatestSample, "sample", window.Start, c.env.signals); err != nil {
 			c.endWindow(windows, window.ID)
 			warnf(stderr, "%v", err)
 			return exitFailure
@@ -185,32 +185,33 @@ func (c *runCommand) run(ctx context.Context) int {
 	return status
 }
 
-// collect waits for samples past the end of the run, fetches them and
-// computes the report. A Ctrl-C while it waits cuts the wait short.
+// collect waits until the pool's I/O source has answered past the end of
+// the run and the settling time, fetches the samples and computes the
+// report. A Ctrl-C while it waits cuts the wait short.
 func (c *runCommand) collect(run benchreport.Run, source benchsource.Source) (benchreport.Report, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), c.settleTimeout+c.settle)
 	defer cancel()
 	until := run.End.Add(c.settle)
-	if err := waitForSample(ctx, source, until, c.env.signals); err != nil {
+	if err := waitFor(ctx, source, source.LatestReport, "an I/O report", until, c.env.signals); err != nil {
 		warnf(c.env.stderr, "%v; the report covers the samples there are", err)
 	}
 	fetch, cancelFetch := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancelFetch()
-	series, err := source.Fetch(fetch, benchsource.Query{Pool: run.Pool, Start: run.Start, End: until})
+	series, err := source.Fetch(fetch, benchsource.Query{Pool: run.Pool, Start: run.Start, End: time.Now()})
 	if err != nil {
 		return benchreport.Report{}, err
 	}
 	return benchreport.Compute(run, series)
 }
 
-// waitForSample waits until source has a sample at or after t.
-func waitForSample(ctx context.Context, source benchsource.Source, t time.Time, signals <-chan os.Signal) error {
+// waitFor waits until latest tells a time at or after t.
+func waitFor(ctx context.Context, source benchsource.Source, latest func(context.Context) (time.Time, error), what string, t time.Time, signals <-chan os.Signal) error {
 	tick := time.NewTicker(250 * time.Millisecond)
 	defer tick.Stop()
 	var last error
 	for {
-		latest, err := source.LatestSample(ctx)
-		if err == nil && !latest.Before(t) {
+		at, err := latest(ctx)
+		if err == nil && !at.Before(t) {
 			return nil
 		}
 		if err != nil {
@@ -219,11 +220,11 @@ func waitForSample(ctx context.Context, source benchsource.Source, t time.Time, 
 		select {
 		case <-ctx.Done():
 			if last != nil {
-				return fmt.Errorf("no sample from %s after %s: %w", source, t.Format(time.RFC3339), last)
+				return fmt.Errorf("no %s from %s after %s: %w", what, source, t.Format(time.RFC3339), last)
 			}
-			return fmt.Errorf("no sample from %s after %s yet", source, t.Format(time.RFC3339))
+			return fmt.Errorf("no %s from %s after %s yet", what, source, t.Format(time.RFC3339))
 		case <-signals:
-			return fmt.Errorf("stopped waiting for samples from %s", source)
+			return fmt.Errorf("stopped waiting for %s from %s", what, source)
 		case <-tick.C:
 		}
 	}

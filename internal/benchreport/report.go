@@ -317,11 +317,11 @@ func medianStep(rates []Rate) float64 {
 }
 
 // ioSourceTimes are the samples of when the vdev I/O counters' source
-// last answered: at each scrape, the latest time of any of ioSources.
+// last answered: at each scrape, the latest time of any of IOSources.
 func ioSourceTimes(series []Series) []Sample {
 	byScrape := map[time.Time]float64{}
 	for _, s := range series {
-		if s.Metric != sourceTimeMetric || !slices.Contains(ioSources, s.Labels["source"]) {
+		if s.Metric != SourceTimeMetric || !slices.Contains(IOSources, s.Labels["source"]) {
 			continue
 		}
 		for _, p := range s.Samples {
@@ -349,8 +349,8 @@ func retime(samples []Sample, sourceTimes []Sample) []Sample {
 			// Even when later than the scrape's own time: a scrape is
 			// timed when it starts, and a slow one reads reports that
 			// came after.
-			sec, frac := math.Modf(sourceTimes[i-1].Value)
-			p.Time = time.Unix(int64(sec), int64(frac*1e9)).UTC()
+			// To the microsecond: a float64 of Unix seconds holds no more.
+			p.Time = time.UnixMicro(int64(math.Round(sourceTimes[i-1].Value * 1e6))).UTC()
 		}
 		if n := len(out); n > 0 && !p.Time.After(out[n-1].Time) {
 			// The same answer scraped again, or a clock step back:

@@ -25,21 +25,21 @@ var Metrics = []string{
 	"zfs_engine_cpu_seconds_total",
 	"zfs_arc_hits_total",
 	"zfs_arc_misses_total",
-	sourceTimeMetric,
+	SourceTimeMetric,
 }
 
-// sourceTimeMetric tells when each of the exporter's sources last
+// SourceTimeMetric tells when each of the exporter's sources last
 // answered. The vdev I/O counters change only when their source does (a
 // report of the zpool iostat stream, a `zpool get` of vdev properties), so
 // their samples are timed by it rather than by when they were scraped:
 // a scrape every second of a stream that reports every second would
 // otherwise see two reports in one interval and none in the next, and
 // show peaks of twice the real rate.
-const sourceTimeMetric = "zfs_exporter_source_last_success_timestamp_seconds"
+const SourceTimeMetric = "zfs_exporter_source_last_success_timestamp_seconds"
 
-// ioSources are the sources of the vdev I/O counters, as
-// sourceTimeMetric's source label names them.
-var ioSources = []string{"zpool_iostat_stream", "zpool_vdev_properties"}
+// IOSources are the sources of the vdev I/O counters, as
+// SourceTimeMetric's source label names them.
+var IOSources = []string{"zpool_iostat_stream", "zpool_vdev_properties"}
 
 // Sample is one value of a series.
 type Sample struct {

@@ -87,6 +87,18 @@ func (s *ExporterSource) LatestSample(ctx context.Context) (time.Time, error) {
 	return latest, nil
 }
 
+// LatestReport is the newest I/O source time in the history.
+func (s *ExporterSource) LatestReport(ctx context.Context) (time.Time, error) {
+	all, err := s.get(ctx, []string{benchreport.SourceTimeMetric}, farFuture, farFuture)
+	if err != nil {
+		return time.Time{}, err
+	}
+	if latest := newestReport(all); !latest.IsZero() {
+		return latest, nil
+	}
+	return s.LatestSample(ctx)
+}
+
 func newest(all []benchreport.Series) time.Time {
 	var latest time.Time
 	for _, series := range all {

@@ -138,6 +138,19 @@ func (s *PrometheusSource) Fetch(ctx context.Context, q Query) ([]benchreport.Se
 	return out, nil
 }
 
+// LatestReport is the newest I/O source time Prometheus has scraped.
+func (s *PrometheusSource) LatestReport(ctx context.Context) (time.Time, error) {
+	expr := fmt.Sprintf("%s[%ds]", s.selector(benchreport.SourceTimeMetric, ""), int64(Lookback.Seconds()))
+	series, err := s.query(ctx, expr, time.Time{})
+	if err != nil {
+		return time.Time{}, err
+	}
+	if latest := newestReport(series); !latest.IsZero() {
+		return latest, nil
+	}
+	return s.LatestSample(ctx)
+}
+
 // LatestSample reads the samples of the last Lookback at Prometheus's
 // present time.
 func (s *PrometheusSource) LatestSample(ctx context.Context) (time.Time, error) {

@@ -23,8 +23,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"net/url"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -50,6 +52,11 @@ type Source interface {
 	// LatestMetric the source has (of any pool); it wraps ErrNoSamples
 	// when there is none.
 	LatestSample(ctx context.Context) (time.Time, error)
+	// LatestReport is when the vdev I/O counters' source last answered
+	// (a report of the zpool iostat stream, a read of vdev properties),
+	// as of the newest sample: figures of I/O done before it are in. It
+	// is LatestSample where the source times are not exported.
+	LatestReport(ctx context.Context) (time.Time, error)
 	// String says what the source is, e.g. "exporter http://nas:9134".
 	String() string
 }
@@ -202,4 +209,25 @@ func redact(u string) string {
 		return p.Redacted()
 	}
 	return u
+}
+
+// newestReport is the latest I/O source time in the newest samples of
+// benchreport.SourceTimeMetric, zero when there is none.
+func newestReport(all []benchreport.Series) time.Time {
+	var latest time.Time
+	for _, series := range all {
+		n := len(series.Samples)
+		if series.Metric != benchreport.SourceTimeMetric || n == 0 || !slices.Contains(benchreport.IOSources, series.Labels["source"]) {
+			continue
+		}
+		v := series.Samples[n-1].Value
+		if v <= 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+			continue
+		}
+		// To the microsecond: a float64 of Unix seconds holds no more.
+		if at := time.UnixMicro(int64(math.Round(v * 1e6))); at.After(latest) {
+			latest = at
+		}
+	}
+	return latest
 }

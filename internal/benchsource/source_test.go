@@ -340,3 +340,40 @@ func TestExporterErrors(t *testing.T) {
 		t.Errorf("a password in the URL: %v, %s; want it redacted", err, src)
 	}
 }
+
+// LatestReport is the I/O source's own time, not the scrape's: a zpool
+// iostat report 0.7 s before each reading. Other sources' times do not
+// count, and without source times it is the newest reading.
+func TestExporterLatestReport(t *testing.T) {
+	for _, withTimes := range []bool{true, false} {
+		var now time.Time
+		rec := history.NewRecorder(history.Options{
+			Metrics:  benchreport.Metrics,
+			Activity: func() (bool, time.Time) { return true, time.Time{} },
+			Now:      func() time.Time { return now },
+			Gather: func(context.Context) ([]*dto.MetricFamily, time.Time, error) {
+				fams := []*dto.MetricFamily{family("zfs_vdev_write_bytes_total", []string{"pool", "tank", "vdev", "tank", "1"})}
+				if withTimes {
+					unix := func(t time.Time) string { return strconv.FormatFloat(float64(t.UnixMilli())/1e3, 'f', 3, 64) }
+					fams = append(fams, family(benchreport.SourceTimeMetric,
+						[]string{"source", "zpool_iostat_stream", unix(now.Add(-700 * time.Millisecond))},
+						[]string{"source", "zpool_status", unix(now.Add(5 * time.Second))}))
+				}
+				return fams, now, nil
+			},
+		})
+		for now = start; !now.After(start.Add(3 * time.Second)); now = now.Add(time.Second) {
+			rec.SampleOnce(t.Context())
+		}
+		server := httptest.NewServer(history.Handler(rec))
+		got, err := Exporter(server.URL, nil).LatestReport(t.Context())
+		server.Close()
+		want := start.Add(3 * time.Second)
+		if withTimes {
+			want = want.Add(-700 * time.Millisecond)
+		}
+		if err != nil || !got.Equal(want) {
+			t.Errorf("with source times %v: LatestReport = %v, %v; want %v", withTimes, got.Sub(start), err, want.Sub(start))
+		}
+	}
+}
