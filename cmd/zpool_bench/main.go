@@ -57,6 +57,8 @@ func run(ctx context.Context, args []string, e env) int {
 	rep.register(app)
 	cmp := &compareCommand{env: e}
 	cmp.register(app)
+	list := &listCommand{env: e}
+	list.register(app)
 
 	chosen, err := app.Parse(args)
 	if err != nil {
@@ -70,6 +72,8 @@ func run(ctx context.Context, args []string, e env) int {
 		return rep.run()
 	case "compare":
 		return cmp.run()
+	case "list":
+		return list.run()
 	}
 	return exitUsage
 }

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"fmt"
 	"os"
+	"text/tabwriter"
 
 	"github.com/alecthomas/kingpin/v2"
 
@@ -99,4 +101,38 @@ func writeFile(path string, write func(*os.File) error) error {
 		return err
 	}
 	return f.Close()
+}
+
+// listCommand is `zpool_bench list`.
+type listCommand struct {
+	env     env
+	runsDir string
+}
+
+func (c *listCommand) register(app *kingpin.Application) {
+	cmd := app.Command("list", "List the saved runs, newest first, with what report and compare take to name them.")
+	cmd.Flag("runs.dir", "Where runs are saved.").Default("zpool-bench-runs").StringVar(&c.runsDir)
+}
+
+func (c *listCommand) run() int {
+	runs, err := savedRuns(c.runsDir)
+	if err != nil {
+		warnf(c.env.stderr, "%v", err)
+		return exitFailure
+	}
+	tw := tabwriter.NewWriter(c.env.stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "START (UTC)\tID\tNAME\tPOOL\tLAYOUT\tDURATION\tWRITE MB/s\tREAD MB/s\tEXIT")
+	for _, r := range runs {
+		run, layout := r.report.Run, ""
+		if run.Config != nil {
+			layout = run.Config.Layout
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%.1f s\t%.1f\t%.1f\t%d\n", run.Start.UTC().Format("2006-01-02 15:04:05"), run.ID, run.Name, run.Pool,
+			layout, r.report.DurationSeconds, r.report.Pool.WriteBytes.PerSecond/1e6, r.report.Pool.ReadBytes.PerSecond/1e6, run.ExitStatus)
+	}
+	if err := tw.Flush(); err != nil {
+		warnf(c.env.stderr, "%v", err)
+		return exitFailure
+	}
+	return 0
 }

@@ -43,13 +43,43 @@ func slug(name string) string {
 		}
 	}
 	s := strings.TrimRight(b.String(), "-")
-	if len(s) > 60 {
-		s = strings.TrimRight(s[:60], "-")
+	if r := []rune(s); len(r) > 60 {
+		s = strings.TrimRight(string(r[:60]), "-")
 	}
 	if s == "" {
 		s = "run"
 	}
 	return s
+}
+
+// savedRun is a run read from the runs directory.
+type savedRun struct {
+	path   string
+	report benchreport.Report
+}
+
+// savedRuns reads the runs saved in dir, newest first; files that are not
+// runs are passed over.
+func savedRuns(dir string) ([]savedRun, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("there is no runs directory %s (see --runs.dir)", dir)
+		}
+		return nil, err
+	}
+	var runs []savedRun
+	for _, e := range entries {
+		if e.IsDir() || filepath.Ext(e.Name()) != ".json" {
+			continue
+		}
+		path := filepath.Join(dir, e.Name())
+		if r, err := readRun(path); err == nil {
+			runs = append(runs, savedRun{path: path, report: r})
+		}
+	}
+	slices.SortStableFunc(runs, func(a, b savedRun) int { return b.report.Run.Start.Compare(a.report.Run.Start) })
+	return runs, nil
 }
 
 // loadRun finds a saved run: a file, or in dir a run whose window ID or
@@ -58,34 +88,21 @@ func loadRun(dir, ref string) (benchreport.Report, error) {
 	if info, err := os.Stat(ref); err == nil && !info.IsDir() {
 		return readRun(ref)
 	}
-	entries, err := os.ReadDir(dir)
+	runs, err := savedRuns(dir)
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return benchreport.Report{}, fmt.Errorf("no run %q: it is not a file, and there is no runs directory %s (see --runs.dir)", ref, dir)
-		}
-		return benchreport.Report{}, err
+		return benchreport.Report{}, fmt.Errorf("no run %q: it is not a file, and %w", ref, err)
 	}
-	// File names start with the start time: newest last.
-	slices.Reverse(entries)
 	var names []string
-	for _, e := range entries {
-		if e.IsDir() || filepath.Ext(e.Name()) != ".json" {
-			continue
+	for _, r := range runs {
+		if r.report.Run.ID == ref || r.report.Run.Name == ref || strings.TrimSuffix(filepath.Base(r.path), ".json") == ref {
+			return r.report, nil
 		}
-		path := filepath.Join(dir, e.Name())
-		r, err := readRun(path)
-		if err != nil {
-			continue
-		}
-		if r.Run.ID == ref || r.Run.Name == ref || strings.TrimSuffix(e.Name(), ".json") == ref {
-			return r, nil
-		}
-		names = append(names, fmt.Sprintf("%s (%s)", r.Run.Name, r.Run.ID))
+		names = append(names, fmt.Sprintf("%s (%s)", r.report.Run.Name, r.report.Run.ID))
 	}
 	if len(names) == 0 {
 		return benchreport.Report{}, fmt.Errorf("no run %q: %s holds no saved runs", ref, dir)
 	}
-	return benchreport.Report{}, fmt.Errorf("no run %q in %s; it holds: %s", ref, dir, strings.Join(names, ", "))
+	return benchreport.Report{}, fmt.Errorf("no run %q in %s; it holds: %s (zpool_bench list shows them)", ref, dir, strings.Join(names, ", "))
 }
 
 func readRun(path string) (benchreport.Report, error) {
