@@ -53,6 +53,9 @@ type Window struct {
 	Start   time.Time // UTC, to the millisecond
 	End     time.Time // UTC, to the millisecond; zero while the window is running
 	Active  bool      // End is zero
+	// Expired is true when the store ended the window itself, at
+	// Options.MaxDuration, because its runner never did.
+	Expired bool
 	// DurationSeconds is End - Start, or the time run so far while active.
 	DurationSeconds float64
 }
@@ -67,6 +70,7 @@ type wire struct {
 	Start           string  `json:"start"`
 	End             *string `json:"end"`
 	Active          bool    `json:"active"`
+	Expired         bool    `json:"expired,omitempty"`
 	DurationSeconds float64 `json:"duration_seconds"`
 }
 
@@ -76,7 +80,7 @@ const timeFormat = "2006-01-02T15:04:05.000Z07:00"
 // MarshalJSON writes the window in the API's form.
 func (w Window) MarshalJSON() ([]byte, error) {
 	out := wire{ID: w.ID, Name: w.Name, Pool: w.Pool, Command: w.Command,
-		Start: w.Start.UTC().Format(timeFormat), Active: w.Active, DurationSeconds: w.DurationSeconds}
+		Start: w.Start.UTC().Format(timeFormat), Active: w.Active, Expired: w.Expired, DurationSeconds: w.DurationSeconds}
 	if !w.End.IsZero() {
 		end := w.End.UTC().Format(timeFormat)
 		out.End = &end
@@ -101,7 +105,7 @@ func (w *Window) UnmarshalJSON(data []byte) error {
 		}
 	}
 	*w = Window{ID: in.ID, Name: in.Name, Pool: in.Pool, Command: in.Command, Start: start, End: end,
-		Active: in.Active, DurationSeconds: in.DurationSeconds}
+		Active: in.Active, Expired: in.Expired, DurationSeconds: in.DurationSeconds}
 	return nil
 }
 
@@ -110,6 +114,11 @@ type Options struct {
 	// Retention is how long ended windows are kept; DefaultRetention
 	// when not positive. Running windows are kept until they end.
 	Retention time.Duration
+	// MaxDuration ends a window that has run this long: its runner died
+	// without ending it (killed, or its host rebooted). It ends at
+	// Start+MaxDuration, marked Expired. Zero keeps running windows until
+	// they end.
+	MaxDuration time.Duration
 	// MaxWindows bounds the windows held; DefaultMaxWindows when not
 	// positive. When full, a new window drops the oldest ended one, or,
 	// when none has ended, the oldest running one.
@@ -215,6 +224,9 @@ func (s *Store) end(id string) (Window, error) {
 	if err != nil {
 		return Window{}, err
 	}
+	if w.Expired {
+		return snapshot(w, now), fmt.Errorf("%w: %q ran longer than the longest window of %v and was ended at %s", ErrEnded, id, s.opts.MaxDuration, w.End.Format(time.RFC3339))
+	}
 	if !w.End.IsZero() {
 		return snapshot(w, now), fmt.Errorf("%w: %q ended at %s", ErrEnded, id, w.End.Format(time.RFC3339))
 	}
@@ -241,7 +253,7 @@ func (s *Store) notify() {
 func (s *Store) Activity() (active bool, lastEnd time.Time) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	// Running windows are never pruned: no prune is needed to see them.
+	s.prune(s.now())
 	return slices.ContainsFunc(s.windows, func(w *Window) bool { return w.End.IsZero() }), s.lastEnd
 }
 
@@ -300,8 +312,19 @@ func (s *Store) find(id string) *Window {
 	return nil
 }
 
-// prune drops the windows that ended longer than the retention ago.
+// prune ends the windows that ran longer than MaxDuration, and drops
+// those that ended longer than the retention ago.
 func (s *Store) prune(now time.Time) {
+	if s.opts.MaxDuration > 0 {
+		for _, w := range s.windows {
+			if w.End.IsZero() && now.Sub(w.Start) > s.opts.MaxDuration {
+				w.End, w.Expired = w.Start.Add(s.opts.MaxDuration), true
+				if w.End.After(s.lastEnd) {
+					s.lastEnd = w.End
+				}
+			}
+		}
+	}
 	s.windows = slices.DeleteFunc(s.windows, func(w *Window) bool {
 		return !w.End.IsZero() && now.Sub(w.End) > s.opts.Retention
 	})

@@ -260,3 +260,39 @@ func TestJSONForm(t *testing.T) {
 		t.Error("a start that is not RFC 3339 was accepted")
 	}
 }
+
+// A window whose runner never ends it is ended at MaxDuration, and says
+// so; the others run on.
+func TestRunningWindowExpires(t *testing.T) {
+	c := newClock()
+	s := NewStore(Options{Now: c.Now, MaxDuration: time.Hour})
+	abandoned := mustStart(t, s, "killed runner", "tank", "")
+	c.Advance(30 * time.Minute)
+	later := mustStart(t, s, "still running", "tank", "")
+	c.Advance(31 * time.Minute)
+
+	got, err := s.Get(abandoned.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Active || !got.Expired || !got.End.Equal(abandoned.Start.Add(time.Hour)) || got.DurationSeconds != 3600 {
+		t.Errorf("abandoned window %+v, want ended and expired one hour after its start", got)
+	}
+	if active, lastEnd := s.Activity(); !active || !lastEnd.Equal(got.End) {
+		t.Errorf("Activity = %v, %v; want the later window running and the last end at the expiry", active, lastEnd)
+	}
+	if w, _ := s.Get(later.ID); !w.Active || w.Expired {
+		t.Errorf("a window 31 minutes old: %+v", w)
+	}
+	if _, err := s.End(abandoned.ID); !errors.Is(err, ErrEnded) || !strings.Contains(err.Error(), "longest window of 1h0m0s") {
+		t.Errorf("ending the expired window: %v", err)
+	}
+	data, _ := json.Marshal(got)
+	if !strings.Contains(string(data), `"expired":true`) {
+		t.Errorf("the API does not say the window expired: %s", data)
+	}
+	c.Advance(time.Hour)
+	if active, _ := s.Activity(); active {
+		t.Error("a window still counts as running after two hours")
+	}
+}
