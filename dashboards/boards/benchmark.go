@@ -8,24 +8,57 @@ import (
 	"github.com/zpool-exporter/zpool_exporter/dashboards/config"
 )
 
-// benchmarkWindowMetric is 1 while a benchmark run is going on. The
-// exporter serves it with --web.enable-benchmark-api, so it is not in the
-// golden expositions and the contract test leaves annotations out; the
-// Prometheus end-to-end test of the exporter runs a window instead.
-const benchmarkWindowMetric = "zfs_benchmark_window_active"
+// The benchmark window metrics: active is 1 while a run is going on and 0
+// once it ended, start and end are its times in seconds since the epoch
+// (end only once ended). The exporter serves them with
+// --web.enable-benchmark-api, so they are not in the golden expositions:
+// the contract test allows them by name, the evaluation test feeds them
+// as input series of its own, and the Prometheus end-to-end test of the
+// exporter runs a window.
+const (
+	benchmarkWindowMetric = "zfs_benchmark_window_active"
+	benchmarkStartMetric  = "zfs_benchmark_window_start_time_seconds"
+	benchmarkEndMetric    = "zfs_benchmark_window_end_time_seconds"
+)
 
 // benchmarkBoard is what to watch during a bonnie++, fio or dd run: pool
 // and vdev throughput, what the CPU and the ZFS threads pay for it, the
 // ARC, and how long transaction groups take to sync.
 func benchmarkBoard(cfg config.Config) (dashboard.Dashboard, error) {
 	b := newBoard(cfg, "zfs-benchmark", "ZFS / Benchmark",
-		"Pool and vdev throughput, host and ZFS CPU, ARC hit ratio and txg sync time side by side, for reading during a benchmark run; benchmark windows are annotations. Every rate here is over $__rate_interval rather than the 5m recorded series, so that a run of a minute or two shows as it happened.", "benchmark")
+		"Pool and vdev throughput, host and ZFS CPU, ARC hit ratio and txg sync time side by side, for reading during a benchmark run. Benchmark windows are listed in a table and drawn as annotations: the exporter's windows as points, the regions zpool_bench writes to Grafana as shaded spans. Every rate here is over $__rate_interval rather than the 5m recorded series, so that a run of a minute or two shows as it happened.", "benchmark")
 	s := b.s
 	b.Refresh("10s").Time("now-30m", "now")
 
 	b.annotation("Benchmark windows", "purple",
 		fmt.Sprintf(`%s%s == 1`, benchmarkWindowMetric, s.host()),
 		"Benchmark", "benchmark running on {{instance}}", "instance")
+	b.tagAnnotation("Benchmark runs (zpool_bench)", "orange", benchRunTag)
+
+	// Windows are listed whatever the pool variable says: a window need
+	// not name a pool, and an empty label matches no pool.
+	b.row("Runs")
+	b.WithPanel(b.table("Benchmark runs",
+		"The benchmark windows the exporter keeps (--benchmark.retention), newest first: each run's name, pool and window id (as zpool_bench report takes them), when it started and ended (running while it goes on) and how long it took, or has taken so far. Windows are started through the exporter's benchmark API, by zpool_bench run or a script; they are listed for every pool.",
+		24, 6,
+		[]query{
+			cell(windowKeys, fmt.Sprintf(`%s%s * 1000`, benchmarkStartMetric, s.host())),
+			tq(fmt.Sprintf(`max by (%s) (%s%s * 1000) or max by (%s) (%s%s == 1) * 0`,
+				windowKeys, benchmarkEndMetric, s.host(), windowKeys, benchmarkWindowMetric, s.host())),
+			tq(fmt.Sprintf(`max by (%s) (%s%s - %s%s) or max by (%s) (time() - %s%s)`,
+				windowKeys, benchmarkEndMetric, s.host(), benchmarkStartMetric, s.host(), windowKeys, benchmarkStartMetric, s.host())),
+		},
+		[]col{
+			{"instance", "instance", nil},
+			{"name", "name", nil},
+			{"pool", "pool", nil},
+			{"window", "window", nil},
+			{"Value #A", "started", []dashboard.DynamicConfigValue{unit("dateTimeAsIso")}},
+			// A running window has no end: its cell is 0, shown as running.
+			{"Value #B", "ended", []dashboard.DynamicConfigValue{unit("dateTimeAsIso"), mappings(textMap([][3]string{{"0", "running", "blue"}}))}},
+			{"Value #C", "duration", []dashboard.DynamicConfigValue{unit("s")}},
+		}).
+		SortBy(sortByDesc("started")))
 
 	b.row("Throughput")
 	b.WithPanel(b.timeseries("Pool bandwidth",

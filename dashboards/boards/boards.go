@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/grafana/grafana-foundation-sdk/go/cog"
+	"github.com/grafana/grafana-foundation-sdk/go/cog/variants"
 	"github.com/grafana/grafana-foundation-sdk/go/common"
 	"github.com/grafana/grafana-foundation-sdk/go/dashboard"
 	"github.com/grafana/grafana-foundation-sdk/go/prometheus"
@@ -65,6 +66,13 @@ const dsVar = "datasource"
 
 func datasource() common.DataSourceRef {
 	return common.DataSourceRef{Type: cog.ToPtr("prometheus"), Uid: cog.ToPtr("${" + dsVar + "}")}
+}
+
+// grafanaDatasource is Grafana's built-in data source: the annotations
+// kept in Grafana itself, such as the regions zpool_bench posts. Only tag
+// annotations read it; everything else reads Prometheus.
+func grafanaDatasource() common.DataSourceRef {
+	return common.DataSourceRef{Type: cog.ToPtr("grafana"), Uid: cog.ToPtr("-- Grafana --")}
 }
 
 // sel writes label selectors: the configured job selector, then the
@@ -165,6 +173,8 @@ const (
 	poolKeys = "job, instance, pool"
 	vdevKeys = "job, instance, pool, vdev"
 	scanKeys = "job, instance, pool, function, vdev"
+	// windowKeys are the labels of a benchmark window.
+	windowKeys = "job, instance, window, name, pool"
 )
 
 func refID(i int) string { return string(rune('A' + i)) }
@@ -241,6 +251,51 @@ func (b *board) annotation(name, color, expr, title, text, tags string) {
 		TitleFormat(title).
 		TextFormat(text).
 		TagKeys(tags))
+}
+
+// benchRunTag is the tag zpool_bench gives the region annotation of every
+// run it marks in Grafana (cmd/zpool_bench/run.go in the exporter's
+// module, which this module does not import: the tests pin the literal).
+const benchRunTag = "zpool-bench"
+
+// tagAnnotation shows the annotations kept in Grafana that carry every
+// one of tags: regions (time to timeEnd) are drawn as shaded spans. Grafana
+// runs it, not Prometheus, so it has no expression.
+func (b *board) tagAnnotation(name, color string, tags ...string) {
+	b.Annotation(dashboard.NewAnnotationQueryBuilder().
+		Name(name).
+		Datasource(grafanaDatasource()).
+		Enable(true).
+		IconColor(color).
+		Target(tagTarget{dashboard.NewAnnotationTargetBuilder().
+			Type("tags").
+			Tags(tags).
+			MatchAny(false).
+			Limit(100)}))
+}
+
+// tagTarget is the target of a query of Grafana's own annotations. The
+// SDK types it (dashboard.AnnotationTarget) but does not make it one of
+// the data query variants an annotation's target takes, so it is carried
+// as an untyped query with the same fields.
+type tagTarget struct {
+	b *dashboard.AnnotationTargetBuilder
+}
+
+func (t tagTarget) Build() (variants.Dataquery, error) {
+	target, err := t.b.Build()
+	if err != nil {
+		return nil, err
+	}
+	raw, err := json.Marshal(target)
+	if err != nil {
+		return nil, err
+	}
+	var q variants.UnknownDataquery
+	if err := json.Unmarshal(raw, &q); err != nil {
+		return nil, err
+	}
+	return q, nil
 }
 
 // timeseries starts a graph panel; callers add panel-specific options.
@@ -420,4 +475,9 @@ func textMap(rows [][3]string) []dashboard.ValueMapping {
 // sortBy sorts a table by a column's shown title.
 func sortBy(title string) []cog.Builder[common.TableSortByFieldState] {
 	return []cog.Builder[common.TableSortByFieldState]{common.NewTableSortByFieldStateBuilder().DisplayName(title)}
+}
+
+// sortByDesc sorts a table by a column's shown title, highest first.
+func sortByDesc(title string) []cog.Builder[common.TableSortByFieldState] {
+	return []cog.Builder[common.TableSortByFieldState]{common.NewTableSortByFieldStateBuilder().DisplayName(title).Desc(true)}
 }

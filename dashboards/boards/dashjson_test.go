@@ -55,8 +55,26 @@ type variable struct {
 
 type annotation struct {
 	Name       string `json:"name"`
+	Enable     bool   `json:"enable"`
 	Expr       string `json:"expr"`
 	Datasource *dsRef `json:"datasource"`
+	// Target is the query of Grafana's own annotations.
+	Target *struct {
+		Type     string   `json:"type"`
+		Tags     []string `json:"tags"`
+		MatchAny bool     `json:"matchAny"`
+		Limit    int      `json:"limit"`
+	} `json:"target"`
+}
+
+// grafanaDS is Grafana's built-in data source, which serves the
+// annotations kept in Grafana.
+var grafanaDS = dsRef{Type: "grafana", UID: "-- Grafana --"}
+
+// grafanaTags tells a query of Grafana's own annotations by tag: Grafana
+// runs it, and it has no PromQL.
+func (a annotation) grafanaTags() bool {
+	return a.Datasource != nil && *a.Datasource == grafanaDS && a.Target != nil && a.Target.Type == "tags"
 }
 
 type board struct {
@@ -188,12 +206,23 @@ func panelExprs(b *board) []expr {
 	return out
 }
 
+// annotationExprs lists the expressions of the annotations Prometheus
+// answers: all but the tag queries of Grafana's own annotations. An
+// annotation without an expression is listed with an empty one, for the
+// callers to report.
 func annotationExprs(b *board) []expr {
 	var out []expr
 	for _, a := range b.Annotations.List {
-		out = append(out, expr{where: fmt.Sprintf("dashboard %q (%s), annotation %q", b.Title, b.file, a.Name), text: a.Expr})
+		if a.grafanaTags() {
+			continue
+		}
+		out = append(out, expr{where: annotationWhere(b, a), text: a.Expr})
 	}
 	return out
+}
+
+func annotationWhere(b *board, a annotation) string {
+	return fmt.Sprintf("dashboard %q (%s), annotation %q", b.Title, b.file, a.Name)
 }
 
 // promql is Prometheus' parser with its default functions.

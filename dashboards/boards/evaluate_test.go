@@ -75,8 +75,9 @@ func goldenSeries(t *testing.T) []map[string]string {
 	return series
 }
 
-// mustReturn are queries that the golden expositions have data for: an
-// empty answer means a join or filter is wrong, not that data is missing.
+// mustReturn are queries that the golden expositions (and the benchmark
+// windows below) have data for: an empty answer means a join or filter is
+// wrong, not that data is missing.
 var mustReturn = map[string]bool{
 	"zfs-pools.json Pools A":                          true,
 	"zfs-pools.json Vdevs A":                          true,
@@ -97,6 +98,24 @@ var mustReturn = map[string]bool{
 	"zfs-scans.json Scans A":                          true,
 	"zfs-scans.json Resilvered per vdev A":            true,
 	"zfs-scans.json Repaired per vdev A":              true,
+	"zfs-benchmark.json Benchmark runs A":             true,
+	"zfs-benchmark.json Benchmark runs B":             true,
+	"zfs-benchmark.json Benchmark runs C":             true,
+}
+
+// benchInstance is the instance of the benchmark windows' input series.
+const benchInstance = "bench:9134"
+
+// benchmarkWindows are input series of two benchmark windows, which the
+// golden expositions lack (the exporter serves them only with its
+// benchmark API): "dd" on tank ran from 100 s to 160 s, "fio" names no
+// pool and has been running since 900 s.
+var benchmarkWindows = []map[string]string{
+	{"series": `zfs_benchmark_window_active{job="zfs", instance="` + benchInstance + `", window="1", name="dd", pool="tank"}`, "values": "0x30"},
+	{"series": `zfs_benchmark_window_start_time_seconds{job="zfs", instance="` + benchInstance + `", window="1", name="dd", pool="tank"}`, "values": "100x30"},
+	{"series": `zfs_benchmark_window_end_time_seconds{job="zfs", instance="` + benchInstance + `", window="1", name="dd", pool="tank"}`, "values": "160x30"},
+	{"series": `zfs_benchmark_window_active{job="zfs", instance="` + benchInstance + `", window="2", name="fio"}`, "values": "1x30"},
+	{"series": `zfs_benchmark_window_start_time_seconds{job="zfs", instance="` + benchInstance + `", window="2", name="fio"}`, "values": "900x30"},
 }
 
 // Every panel and annotation query runs in Prometheus (promtool's
@@ -125,7 +144,14 @@ func TestQueriesEvaluateOnGoldenSeries(t *testing.T) {
 				add(where(b, p)+" target "+tg.RefID, b.file+" "+p.Title+" "+tg.RefID, tg.Expr)
 			}
 		}
+		// Grafana's own annotations (tag queries) are not Prometheus'
+		// to answer: annotationExprs leaves them out, and lists every
+		// other annotation, which must then have an expression.
 		for _, e := range annotationExprs(b) {
+			if strings.TrimSpace(e.text) == "" {
+				t.Errorf("%s: a Prometheus annotation without an expression", e.where)
+				continue
+			}
 			add(e.where, "", e.text)
 		}
 	}
@@ -145,7 +171,7 @@ func TestQueriesEvaluateOnGoldenSeries(t *testing.T) {
 		"evaluation_interval": "1m",
 		"tests": []any{map[string]any{
 			"interval":         "1m",
-			"input_series":     goldenSeries(t),
+			"input_series":     append(goldenSeries(t), benchmarkWindows...),
 			"promql_expr_test": exprTests,
 		}},
 	})
@@ -184,8 +210,76 @@ func TestQueriesEvaluateOnGoldenSeries(t *testing.T) {
 	}
 	for i, c := range cases {
 		if mustReturn[c.key] && !gotSeries[i] {
-			t.Errorf("%s: no series from the golden expositions", c.where)
+			t.Errorf("%s: no series from the golden expositions and benchmark windows", c.where)
 		}
+	}
+}
+
+// The benchmark runs table shows each window's start and end in
+// milliseconds (Grafana's dateTimeAsIso), 0 for the end of a running one
+// (mapped to "running"), and how long it ran or has run so far.
+func TestBenchmarkRunsTable(t *testing.T) {
+	bin := contract.Promtool(t)
+	var targets []target
+	for _, b := range decodeAll(t) {
+		for _, p := range b.flatPanels() {
+			if b.file == "zfs-benchmark.json" && p.Title == "Benchmark runs" {
+				targets = p.Targets
+			}
+		}
+	}
+	labels := func(window, name, pool string) string {
+		l := fmt.Sprintf(`{job="zfs", instance=%q, window=%q, name=%q`, benchInstance, window, name)
+		if pool != "" {
+			l += fmt.Sprintf(", pool=%q", pool)
+		}
+		return l + "}"
+	}
+	dd, fio := labels("1", "dd", "tank"), labels("2", "fio", "")
+	// At 20m, time() is 1200: fio has run for 300 s.
+	want := map[string][2]float64{
+		"A": {100e3, 900e3},
+		"B": {160e3, 0},
+		"C": {60, 300},
+	}
+	vals := map[string]string{"instance": ".+", "pool": ".+"}
+	var exprTests []any
+	for _, tg := range targets {
+		w, ok := want[tg.RefID]
+		if !ok {
+			t.Errorf("target %s: no expected values", tg.RefID)
+			continue
+		}
+		delete(want, tg.RefID)
+		exprTests = append(exprTests, map[string]any{
+			"expr":      render.Interpolate(tg.Expr, vals),
+			"eval_time": "20m",
+			"exp_samples": []any{
+				map[string]any{"labels": dd, "value": w[0]},
+				map[string]any{"labels": fio, "value": w[1]},
+			},
+		})
+	}
+	for ref := range want {
+		t.Errorf("the Benchmark runs panel has no target %s", ref)
+	}
+	spec, err := json.Marshal(map[string]any{
+		"evaluation_interval": "1m",
+		"tests": []any{map[string]any{
+			"interval":         "1m",
+			"input_series":     benchmarkWindows,
+			"promql_expr_test": exprTests,
+		}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "runs.yml")
+	if err := os.WriteFile(file, spec, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command(bin, "test", "rules", file).CombinedOutput(); err != nil {
+		t.Errorf("promtool test rules: %v\n%s", err, out)
 	}
 }
 

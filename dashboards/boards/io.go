@@ -13,8 +13,9 @@ import (
 // service times and queues, and the pool queues where the kstat has them.
 func ioBoard(cfg config.Config) (dashboard.Dashboard, error) {
 	b := newBoard(cfg, "zfs-io", "ZFS / I/O",
-		"Per-vdev bandwidth and operations (zpool iostat -v) next to the disks under them (iostat -x): busy, service times and queues.", "io")
+		"Per-vdev bandwidth and operations (zpool iostat -v) next to the disks under them (iostat -x): busy, service times and queues. The regions zpool_bench writes to Grafana shade each benchmark run.", "io")
 	s := b.s
+	b.tagAnnotation("Benchmark runs (zpool_bench)", "orange", benchRunTag)
 
 	type counter struct{ dir, kind, unit, metric, poolRecord, topRecord string }
 	counters := []counter{

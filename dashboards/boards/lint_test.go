@@ -2,6 +2,7 @@ package boards_test
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -12,6 +13,13 @@ import (
 )
 
 const dsUID = "${datasource}"
+
+// zpoolBenchTag is the tag zpool_bench gives the region annotation of
+// every run it marks in Grafana. cmd/zpool_bench/run.go in the exporter's
+// module writes it as a literal (and its tests check the request it
+// sends); this module cannot import that package, so the two are kept
+// equal by hand here: a change to one needs the other.
+const zpoolBenchTag = "zpool-bench"
 
 // lint returns what is wrong with one dashboard, each problem naming the
 // dashboard and the panel (or variable, or annotation).
@@ -42,9 +50,27 @@ func lint(b *board) []string {
 			add("dashboard %q (%s), variable %q: datasource is not %s", b.Title, b.file, v.Name, dsUID)
 		}
 	}
+	// Annotations read Prometheus through the variable too, but for the
+	// regions zpool_bench writes to Grafana: a tag query of Grafana's own
+	// annotations, for exactly its tag (more tags, with match any off,
+	// would hide its regions).
 	for _, a := range b.Annotations.List {
-		if !usesVar(a.Datasource) {
-			add("dashboard %q (%s), annotation %q: datasource is not %s", b.Title, b.file, a.Name, dsUID)
+		w := annotationWhere(b, a)
+		switch {
+		case a.grafanaTags():
+			if !slices.Equal(a.Target.Tags, []string{zpoolBenchTag}) || a.Target.MatchAny {
+				add("%s: tags %q (match any %v), want exactly [%s]", w, a.Target.Tags, a.Target.MatchAny, zpoolBenchTag)
+			}
+			if a.Target.Limit <= 0 {
+				add("%s: limit %d shows no annotation", w, a.Target.Limit)
+			}
+			if a.Expr != "" {
+				add("%s: a Grafana tag query with PromQL %q", w, a.Expr)
+			}
+		case a.Datasource != nil && a.Datasource.Type == grafanaDS.Type:
+			add("%s: Grafana's built-in data source serves tag queries only here", w)
+		case !usesVar(a.Datasource):
+			add("%s: datasource is not %s", w, dsUID)
 		}
 	}
 
@@ -77,6 +103,10 @@ func lint(b *board) []string {
 
 	vars := b.varNames()
 	for _, e := range append(panelExprs(b), annotationExprs(b)...) {
+		if strings.TrimSpace(e.text) == "" {
+			add("%s: no expression", e.where)
+			continue
+		}
 		node, err := e.parse(vars)
 		if err != nil {
 			add("%s: PromQL does not parse: %v\n\t%s", e.where, err, e.text)
@@ -212,4 +242,71 @@ func mutated(t *testing.T, file, title string, mutate func(*panel)) (*board, int
 	}
 	t.Fatalf("%s has no panel %q", file, title)
 	return nil, 0
+}
+
+// The lints must catch a wrong annotation too: each mutation of a good
+// dashboard's annotation has to be reported, naming the annotation.
+func TestLintsCatchAnnotationMutations(t *testing.T) {
+	const (
+		windows = "Benchmark windows"
+		runs    = "Benchmark runs (zpool_bench)"
+	)
+	for _, c := range []struct {
+		name, file, annotation, want string
+		mutate                       func(a *annotation)
+	}{
+		{"tag misspelt", "zfs-benchmark.json", runs, "want exactly [zpool-bench]", func(a *annotation) { a.Target.Tags = []string{"zpool_bench"} }},
+		{"pool tag added", "zfs-io.json", runs, "want exactly [zpool-bench]", func(a *annotation) { a.Target.Tags = append(a.Target.Tags, "pool:tank") }},
+		{"match any", "zfs-benchmark.json", runs, "match any true", func(a *annotation) { a.Target.MatchAny = true }},
+		{"no limit", "zfs-benchmark.json", runs, "limit 0", func(a *annotation) { a.Target.Limit = 0 }},
+		{"dashboard query on Grafana", "zfs-benchmark.json", runs, "tag queries only", func(a *annotation) { a.Target.Type = "dashboard" }},
+		{"PromQL on Grafana", "zfs-benchmark.json", windows, "tag queries only", func(a *annotation) { a.Datasource = &dsRef{Type: grafanaDS.Type, UID: grafanaDS.UID} }},
+		{"fixed datasource", "zfs-benchmark.json", windows, "datasource is not", func(a *annotation) { a.Datasource = &dsRef{Type: "prometheus", UID: "P1809F7CD0C75ACF3"} }},
+		{"expression removed", "zfs-benchmark.json", windows, "no expression", func(a *annotation) { a.Expr = "" }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			b := decode(t, c.file, generated(t)[c.file])
+			if problems := lint(b); len(problems) > 0 {
+				t.Fatalf("%s already has problems: %q", c.file, problems)
+			}
+			found := false
+			for i := range b.Annotations.List {
+				if b.Annotations.List[i].Name == c.annotation {
+					c.mutate(&b.Annotations.List[i])
+					found = true
+				}
+			}
+			if !found {
+				t.Fatalf("%s has no annotation %q", c.file, c.annotation)
+			}
+			problems := lint(b)
+			for _, p := range problems {
+				if strings.Contains(p, c.want) && strings.Contains(p, fmt.Sprintf("annotation %q", c.annotation)) && strings.Contains(p, c.file) {
+					return
+				}
+			}
+			t.Errorf("no problem mentions %q for annotation %q of %s; got %q", c.want, c.annotation, c.file, problems)
+		})
+	}
+}
+
+// The dashboards read while benchmarking shade zpool_bench's runs: each
+// has one enabled tag query of Grafana's annotations (its tags are
+// checked by the lints).
+func TestBenchmarkRunRegionsShown(t *testing.T) {
+	want := map[string]bool{"zfs-benchmark.json": true, "zfs-io.json": true}
+	for _, b := range decodeAll(t) {
+		n := 0
+		for _, a := range b.Annotations.List {
+			if a.grafanaTags() {
+				n++
+				if !a.Enable {
+					t.Errorf("%s: not enabled", annotationWhere(b, a))
+				}
+			}
+		}
+		if want[b.file] && n != 1 {
+			t.Errorf("%s: %d tag queries of Grafana's annotations, want 1", b.file, n)
+		}
+	}
 }

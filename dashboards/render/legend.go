@@ -51,6 +51,9 @@ type annotationEvent struct {
 
 // loadAnnotations runs the dashboard's enabled annotation queries. As in
 // Grafana, each run of samples of a series is one event at its start.
+// Grafana's own annotations (tag queries of its built-in data source,
+// such as the regions zpool_bench posts) have no expression and are left
+// out: Prometheus does not have them.
 func (r *renderer) loadAnnotations(ctx context.Context, list []Annotation) {
 	for _, a := range list {
 		if !a.Enable || strings.TrimSpace(a.Expr) == "" {
