@@ -140,13 +140,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if o.once {
 		return runOnce(ctx, o, exporter, base, stdout, logger)
 	}
-	// /metrics and the benchmark history read the collectors through one
-	// shared gather: a collector refuses to run twice at once.
-	shared := history.NewShared(func(ctx context.Context) ([]*dto.MetricFamily, error) {
-		reg := prometheus.NewRegistry()
-		reg.MustRegister(exporter.Scraper(ctx))
-		return reg.Gather()
-	}, nil)
+	// /metrics, the status page and the benchmark history read the
+	// collectors through one shared gather: a collector refuses to run
+	// twice at once.
+	shared := history.NewSharedWith(statuspage.Gather(exporter), nil)
 	var (
 		windows  *benchwindow.Store
 		recorder *history.Recorder
@@ -211,7 +208,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		if windows != nil {
 			opts.Windows = windows.List
 		}
-		mux.Handle("/", statuspage.New(statuspage.FromExporter(exporter), opts))
+		mux.Handle("/", statuspage.New(statuspage.FromShared(shared), opts))
 	}
 	server := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	go func() {

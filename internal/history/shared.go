@@ -24,7 +24,7 @@ type GatherFunc func(ctx context.Context) (families []*dto.MetricFamily, at time
 // metrics read no earlier than its request began, or during the gather
 // running when it came, so that timestamps stay as close as a scrape's.
 type Shared struct {
-	gather func(ctx context.Context) ([]*dto.MetricFamily, error)
+	gather func(ctx context.Context) ([]*dto.MetricFamily, any, error)
 	now    func() time.Time
 
 	mu       sync.Mutex
@@ -37,6 +37,7 @@ type call struct {
 	done     chan struct{}
 	at       time.Time
 	families []*dto.MetricFamily
+	extra    any
 	err      error
 }
 
@@ -44,6 +45,17 @@ type call struct {
 // nil). The families gather returns are handed to several readers, who
 // must not change them.
 func NewShared(gather func(ctx context.Context) ([]*dto.MetricFamily, error), now func() time.Time) *Shared {
+	return NewSharedWith(func(ctx context.Context) ([]*dto.MetricFamily, any, error) {
+		families, err := gather(ctx)
+		return families, nil, err
+	}, now)
+}
+
+// NewSharedWith is NewShared over a gather that also returns a value
+// beside the metrics, for readers that need more of the gather than its
+// metrics (the status page takes the `zpool status` its collectors read);
+// GatherWith hands it out, to several readers, who must not change it.
+func NewSharedWith(gather func(ctx context.Context) ([]*dto.MetricFamily, any, error), now func() time.Time) *Shared {
 	if now == nil {
 		now = time.Now
 	}
@@ -55,6 +67,13 @@ func NewShared(gather func(ctx context.Context) ([]*dto.MetricFamily, error), no
 // ctx's deadline but not its cancellation, since other readers may join
 // it; a reader whose ctx ends before the result gets ctx's error.
 func (s *Shared) Gather(ctx context.Context) ([]*dto.MetricFamily, time.Time, error) {
+	families, _, at, err := s.GatherWith(ctx)
+	return families, at, err
+}
+
+// GatherWith is Gather, also returning the value the gather function
+// returned beside the metrics (nil under NewShared).
+func (s *Shared) GatherWith(ctx context.Context) ([]*dto.MetricFamily, any, time.Time, error) {
 	s.mu.Lock()
 	c := s.inflight
 	if c == nil {
@@ -67,7 +86,7 @@ func (s *Shared) Gather(ctx context.Context) ([]*dto.MetricFamily, time.Time, er
 		}
 		go func() {
 			defer cancel()
-			c.families, c.err = s.gather(gctx)
+			c.families, c.extra, c.err = s.gather(gctx)
 			s.mu.Lock()
 			s.inflight = nil
 			s.mu.Unlock()
@@ -79,9 +98,9 @@ func (s *Shared) Gather(ctx context.Context) ([]*dto.MetricFamily, time.Time, er
 	s.mu.Unlock()
 	select {
 	case <-c.done:
-		return c.families, c.at, c.err
+		return c.families, c.extra, c.at, c.err
 	case <-ctx.Done():
-		return nil, time.Time{}, ctx.Err()
+		return nil, nil, time.Time{}, ctx.Err()
 	}
 }
 
