@@ -73,9 +73,9 @@ func TestSavedRunsAreFoundByFileIDOrName(t *testing.T) {
 
 func TestSlug(t *testing.T) {
 	for name, want := range map[string]string{
-		"raid10 ashift=12 lz4": "raid10-ashift-12-lz4",
-		"  --  ":               "run",
-		"Größe/Ärger":          "größe-ärger",
+		"raid10 ashift=12 lz4":  "raid10-ashift-12-lz4",
+		"  --  ":                "run",
+		"Größe/Ärger":           "größe-ärger",
 		strings.Repeat("é", 70): strings.Repeat("é", 60),
 	} {
 		if got := slug(name); got != want {
