@@ -56,6 +56,7 @@ type options struct {
 	disableExporterMetrics bool
 	benchmarkAPI           bool
 	benchmarkRetention     model.Duration
+	benchmarkMaxWindow     model.Duration
 	historyInterval        time.Duration
 	historyRetention       time.Duration
 }
@@ -76,8 +77,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		BoolVar(&o.disableExporterMetrics)
 	app.Flag("web.enable-benchmark-api", "Serve the benchmark window API at "+benchwindow.Path+": a benchmark runner POSTs when a run (bonnie++, fio, dd...) starts and ends, and each window is exported as zfs_benchmark_window_* metrics for dashboard annotations and listed on the status page. Whoever reaches the exporter can then write windows: the API sits behind --web.config.file's TLS and basic authentication, like every other path. Not with --once.").
 		BoolVar(&o.benchmarkAPI)
-	app.Flag("benchmark.retention", "How long ended benchmark windows stay in the metrics and the API (running ones stay until they end; at most 1000 are kept). A week lets Prometheus scrape every window's end many times and keeps a campaign of runs over a weekend listed for its report, at three series per window.").
+	app.Flag("benchmark.retention", "How long ended benchmark windows stay in the metrics and the API (running ones stay until they end or expire, see --benchmark.max-window-duration; at most 1000 are kept). A week lets Prometheus scrape every window's end many times and keeps a campaign of runs over a weekend listed for its report, at three series per window.").
 		Default("7d").SetValue(&o.benchmarkRetention)
+	app.Flag("benchmark.max-window-duration", "End a benchmark window that has run this long, marked expired: its runner died without ending it (killed, or the client machine that ran a benchmark over SMB or iSCSI went down), and dashboards and the history would otherwise treat the pool as under benchmark for ever. 0 keeps running windows until they end.").
+		Default("1d").SetValue(&o.benchmarkMaxWindow)
 	app.Flag("benchmark.history-interval", "With --web.enable-benchmark-api, how often the exporter samples the metrics a benchmark report reads (vdev bytes and operations, pool and vdev state, host and ZFS CPU, ARC hits) for "+history.Path+", so that a report needs no Prometheus server. It samples only while a benchmark window runs and for a minute after the last one ended, and at once when one starts or ends; otherwise it costs nothing.").
 		Default("1s").DurationVar(&o.historyInterval)
 	app.Flag("benchmark.history-retention", fmt.Sprintf("With --web.enable-benchmark-api, how long the samples of --benchmark.history-interval are kept in memory. They are also bounded to %d samples in all (about %d MiB), the oldest going first, and %d series: a vdev has 13 series, so with 100 vdevs sampled every second the oldest go after about 25 minutes.", history.DefaultMaxSamples, history.DefaultMaxSamples*history.BytesPerSample>>20, history.DefaultMaxSeries)).
@@ -158,7 +161,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 			Timeout:   o.scrapeTimeout,
 			Logger:    logger,
 		})
-		windows = benchwindow.NewStore(benchwindow.Options{Retention: time.Duration(o.benchmarkRetention), Notify: recorder.Wake})
+		windows = benchwindow.NewStore(benchwindow.Options{Retention: time.Duration(o.benchmarkRetention),
+			MaxDuration: time.Duration(o.benchmarkMaxWindow), Notify: recorder.Wake})
 		base.MustRegister(benchwindow.NewCollector(windows))
 		go recorder.Run(ctx)
 	}
