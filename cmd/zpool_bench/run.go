@@ -63,8 +63,12 @@ func (c *runCommand) register(app *kingpin.Application) {
 		Default("zpool-bench-runs").StringVar(&c.runsDir)
 	cmd.Flag("format", "How the report is printed after the run: table, markdown, csv or json.").
 		Default("table").EnumVar(&c.format, formats...)
-	cmd.Flag("tool", "The benchmark tool whose summary to read from the workload's output (dd, fio, bonnie++, dbench, filebench); guessed from the command and its output when left out.").
-		StringVar(&c.tool)
+	var tools []string
+	for _, t := range workload.Tools {
+		tools = append(tools, string(t))
+	}
+	cmd.Flag("tool", "The benchmark tool whose summary to read from the workload's output ("+strings.Join(tools, ", ")+"), when the command does not name it (a wrapper script); otherwise it is guessed from the command and its output.").
+		EnumVar(&c.tool, tools...)
 	cmd.Flag("zpool.command", "The zpool command that reads the pool's configuration.").
 		Default("zpool").StringVar(&c.zpool)
 	cmd.Flag("zfs.command", "The zfs command that reads the pool's compression and recordsize.").
@@ -85,12 +89,6 @@ func (c *runCommand) run(ctx context.Context) int {
 		warnf(stderr, "%v", err)
 		return exitUsage
 	}
-	tool, err := c.chooseTool()
-	if err != nil {
-		warnf(stderr, "%v", err)
-		return exitUsage
-	}
-
 	setup, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	cfg, err := readPoolConfig(setup, c.zpool, c.zfs, c.pool)
@@ -160,7 +158,7 @@ func (c *runCommand) run(ctx context.Context) int {
 	runInfo := benchreport.Run{ID: window.ID, Name: c.name, Pool: c.pool, Command: c.command, Host: hostname(),
 		Start: result.Start.UTC(), End: result.End.UTC(), ExitStatus: result.ExitStatus, Interrupted: result.Interrupted,
 		Config: &cfg, Source: source.String()}
-	runInfo.Workload, runInfo.WorkloadError = parseWorkload(tool, c.command, result)
+	runInfo.Workload, runInfo.WorkloadError = parseWorkload(c.chooseTool(), c.command, result)
 
 	report, err := c.collect(runInfo, source)
 	if err != nil {
@@ -272,16 +270,14 @@ func (c *runCommand) token() (string, error) {
 	return token, nil
 }
 
-func (c *runCommand) chooseTool() (workload.Tool, error) {
+// chooseTool is --tool, or the tool the command names; empty when neither
+// says, and the output will tell.
+func (c *runCommand) chooseTool() workload.Tool {
 	if c.tool != "" {
-		tool := workload.Tool(c.tool)
-		if _, err := workload.Parse(tool, strings.NewReader("")); errors.Is(err, workload.ErrUnknownTool) {
-			return "", fmt.Errorf("--tool %q: not one of dd, fio, bonnie++, dbench, filebench", c.tool)
-		}
-		return tool, nil
+		return workload.Tool(c.tool)
 	}
 	tool, _ := workload.ToolFor(c.command[0])
-	return tool, nil
+	return tool
 }
 
 // workloadStdin is the runner's standard input unless it is a terminal:
