@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"os"
 	"strings"
+	"sync"
+	"syscall"
 	"time"
 
 	"github.com/alecthomas/kingpin/v2"
@@ -91,8 +93,38 @@ func (c *runCommand) run(ctx context.Context) int {
 	}
 	setup, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
+	// A Ctrl-C before the workload starts stops the setup, and the
+	// workload never runs.
+	setupDone, watched := make(chan struct{}), make(chan os.Signal, 1)
+	go func() {
+		defer close(watched)
+		select {
+		case sig := <-c.env.signals:
+			watched <- sig
+			cancel()
+		case <-setupDone:
+		}
+	}()
+	// interrupted tells, once the watcher is done, whether it saw a
+	// signal, and the exit status that reports it.
+	stopWatching := sync.OnceFunc(func() { close(setupDone) })
+	interrupted := func() (int, bool) {
+		stopWatching()
+		sig, ok := <-watched
+		if !ok {
+			return 0, false
+		}
+		warnf(stderr, "%v before the workload started; it did not run", sig)
+		if s, isSyscall := sig.(syscall.Signal); isSyscall {
+			return 128 + int(s), true
+		}
+		return exitFailure, true
+	}
 	cfg, err := readPoolConfig(setup, c.zpool, c.zfs, c.pool)
 	if err != nil {
+		if status, ok := interrupted(); ok {
+			return status
+		}
 		warnf(stderr, "%v", err)
 		return exitFailure
 	}
@@ -106,6 +138,9 @@ func (c *runCommand) run(ctx context.Context) int {
 	commandLine := strings.Join(c.command, " ")
 	window, err := windows.Start(setup, benchwindow.StartRequest{Name: c.name, Pool: c.pool, Command: commandLine})
 	if err != nil {
+		if status, ok := interrupted(); ok {
+			return status
+		}
 		warnf(stderr, "cannot start a benchmark window at %s: %v", c.exporterURL, err)
 		return exitFailure
 	}
@@ -114,11 +149,18 @@ func (c *runCommand) run(ctx context.Context) int {
 	// The exporter samples only while a window runs: wait for its first
 	// sample, the baseline every figure of the report starts from.
 	if _, fromExporter := source.(*benchsource.ExporterSource); fromExporter {
-		if err := waitFor(setup, source, source.LatestSample, "sample", window.Start, c.env.signals); err != nil {
+		if err := waitFor(setup, source, source.LatestSample, "sample", window.Start, nil); err != nil {
 			c.endWindow(windows, window.ID)
+			if status, ok := interrupted(); ok {
+				return status
+			}
 			warnf(stderr, "%v", err)
 			return exitFailure
 		}
+	}
+	if status, ok := interrupted(); ok {
+		c.endWindow(windows, window.ID)
+		return status
 	}
 	cancel()
 
