@@ -225,6 +225,10 @@ func (c *runCommand) run(ctx context.Context) int {
 	return status
 }
 
+// baselineLookback is how far before the start samples are fetched: more
+// than a scrape may take.
+const baselineLookback = time.Minute
+
 // collect waits until the pool's I/O source has answered past the end of
 // the run and the settling time, fetches the samples and computes the
 // report. A Ctrl-C while it waits cuts the wait short.
@@ -237,7 +241,10 @@ func (c *runCommand) collect(run benchreport.Run, source benchsource.Source) (be
 	}
 	fetch, cancelFetch := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancelFetch()
-	series, err := source.Fetch(fetch, benchsource.Query{Pool: run.Pool, Start: run.Start, End: time.Now()})
+	// From earlier than the start: a reading taken just before the start
+	// may be timed by its I/O source after it (a slow zpool get), and the
+	// report then looks further back for its baseline.
+	series, err := source.Fetch(fetch, benchsource.Query{Pool: run.Pool, Start: run.Start.Add(-baselineLookback), End: time.Now()})
 	if err != nil {
 		return benchreport.Report{}, err
 	}

@@ -232,7 +232,7 @@ func Compute(run Run, series []Series) (Report, error) {
 		}
 	}
 	if step := medianStep(r.Timeline.Pool.Write); step > 0 && c.dur < 5*step {
-		c.missing("the run lasted %.3g s and the pool's I/O counters moved every %.3g s: peaks are over whole intervals and read low; run for a minute or more, or sample more often (--zpool.iostat-interval)", c.dur, step)
+		c.missing("the run lasted %.3g s and the pool's I/O counters moved every %.3g s: peaks are over whole intervals and read low; run for a minute or more, or have the exporter sample more often (--zpool.iostat-interval, --benchmark.history-interval)", c.dur, step)
 	}
 	r.CPU = c.cpu()
 	r.ARC = c.arc()
