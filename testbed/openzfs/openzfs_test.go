@@ -49,6 +49,7 @@ func walk(t *testing.T, version string) {
 
 	job := t.TempDir()
 	goBuild(t, "build", "-o", filepath.Join(job, "zpool_exporter"), "../../cmd/zpool_exporter")
+	goBuild(t, "build", "-o", filepath.Join(job, "zpool_bench"), "../../cmd/zpool_bench")
 	goBuild(t, "test", "-c", "-tags", "openzfsguest", "-o", filepath.Join(job, "walk.test"), "./walk")
 	unit, err := os.ReadFile("../../deploy/systemd/zpool_exporter.service")
 	if err != nil {
@@ -63,8 +64,8 @@ func walk(t *testing.T, version string) {
 	script := `#!/bin/sh
 cd /job
 # Binaries run from the guest's own disk: paging them in over 9p is slow.
-cp /job/zpool_exporter /job/walk.test /usr/local/bin/
-/usr/local/bin/walk.test -test.v -test.timeout 45m -exporter /usr/local/bin/zpool_exporter -unit /job/zpool_exporter.service -capture /job/captures -expositions /job/expositions
+cp /job/zpool_exporter /job/zpool_bench /job/walk.test /usr/local/bin/
+/usr/local/bin/walk.test -test.v -test.timeout 45m -exporter /usr/local/bin/zpool_exporter -bench /usr/local/bin/zpool_bench -unit /job/zpool_exporter.service -capture /job/captures -expositions /job/expositions
 rc=$?
 echo "$rc" >/job/exit
 sync

@@ -9,6 +9,7 @@ package walk
 
 import (
 	"bytes"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"math"
@@ -22,6 +23,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zpool-exporter/zpool_exporter/internal/benchreport"
 	"github.com/zpool-exporter/zpool_exporter/internal/e2e"
 )
 
@@ -30,6 +32,7 @@ var (
 	captureDir  = flag.String("capture", "", "write the outputs of zpool at each scenario here, as fixtures")
 	expositions = flag.String("expositions", "", "write the exposition of each scenario here, for promtool on the host")
 	unitFile    = flag.String("unit", "", "deploy/systemd/zpool_exporter.service, to install and run as the system's service (its ExecStart is /usr/local/bin/zpool_exporter)")
+	benchBin    = flag.String("bench", "/job/zpool_bench", "the zpool_bench binary")
 )
 
 // keepExposition saves a scrape for `promtool check metrics`, which the
@@ -442,6 +445,53 @@ func TestWalk(t *testing.T) {
 		}
 		if sum(after, "zfs_arc_hits_total", nil) == 0 {
 			t.Errorf("zfs_arc_hits_total is 0 for every kind")
+		}
+	})
+
+	// zpool_bench on real OpenZFS: the same dd of 200 MiB on the mirror
+	// and on the raid10, each in a benchmark window of an exporter of its
+	// own, then the two runs compared. Here, while every pool is online
+	// and the layouts are as created; the files written are removed and
+	// their space freed before the next scenario, so that the resilver and
+	// the rebuild that follow copy no more than before.
+	t.Run("benchmark run", func(t *testing.T) {
+		b := e2e.Start(t, *exporterBin, nil, "--web.enable-benchmark-api", "--zpool.iostat-interval=1s", "--scrape.timeout=20s")
+		runs := t.TempDir()
+		var ids []string
+		for _, p := range []struct{ pool, layout string }{{"mir", "mirror of 2"}, {"r10", "2 × mirror of 2"}} {
+			rep := benchRun(t, b.URL, runs, p.pool, filepath.Join(mnt, p.pool))
+			ids = append(ids, rep.Run.ID)
+			checkBenchReport(t, rep, p.pool, p.layout, version)
+		}
+		if len(ids) != 2 {
+			return
+		}
+		cmp := benchCommand(t, "compare", "--runs.dir", runs, "--format", "json", ids[0], ids[1])
+		if cmp.status != 0 {
+			t.Fatalf("zpool_bench compare exited %d\n%s", cmp.status, cmp.stderr)
+		}
+		var c benchreport.Comparison
+		if err := json.Unmarshal([]byte(cmp.stdout), &c); err != nil {
+			t.Fatalf("the comparison's JSON: %v\n%s", err, cmp.stdout)
+		}
+		rows := map[string]benchreport.ComparedRow{}
+		for _, r := range c.Rows {
+			rows[r.Key] = r
+		}
+		written := rows["pool.write.bytes"]
+		if len(written.Values) != 2 || len(written.Ratios) != 2 || written.Values[0] == nil || written.Values[1] == nil || written.Ratios[1] == nil {
+			t.Fatalf("compare: no ratio row of the pools' written bytes: %+v", written)
+		}
+		want := *written.Values[1] / *written.Values[0]
+		if got := *written.Ratios[1]; math.Abs(got-want) > 0.001*want {
+			t.Errorf("compare: r10/mir written bytes ratio %.4f, want %.4f from its values", got, want)
+		}
+		t.Logf("compare: pool written bytes %.0f and %.0f, ratio %.3f", *written.Values[0], *written.Values[1], *written.Ratios[1])
+		if layout := rows["config.layout"]; !layout.Differs || len(layout.Text) != 2 || layout.Text[0] != "mirror of 2" || layout.Text[1] != "2 × mirror of 2" {
+			t.Errorf("compare: layout row %+v, want mirror of 2 and 2 × mirror of 2, marked as differing", layout)
+		}
+		if dd := rows["workload.dd copied write.bytes_per_second"]; len(dd.Ratios) != 2 || dd.Ratios[1] == nil {
+			t.Errorf("compare: no ratio row of dd's own rate: %+v", dd)
 		}
 	})
 
