@@ -126,10 +126,33 @@ func (s *IostatSampler) runStream(ctx context.Context, args []string) error {
 func (s *IostatSampler) consume(out io.Reader) error {
 	seen := map[string]bool{}
 	sc := zpool.NewIostatScanner(out)
-	for sc.Scan() {
-		s.add(sc.Report(), seen)
+	var first time.Time
+	for n := 0; sc.Scan(); n++ {
+		now := s.now()
+		if n == 0 {
+			first = now
+		}
+		s.add(sc.Report(), seen, now, s.period(now.Sub(first), n))
 	}
 	return sc.Err()
+}
+
+// period is the time a report's rates cover, from the time since the
+// stream's first report and the reports since. zpool iostat sleeps the
+// interval after each report, so reports come the interval plus the time
+// zpool takes apart, and its rates are over that time: on a slow or busy
+// host, rates times the interval alone count short (by 15 % in an
+// emulated guest). The mean over the stream, unlike the time since the
+// last report, does not count a burst twice when the reader was held up
+// once. Implausible means (under half or over three intervals) give the
+// interval.
+func (s *IostatSampler) period(sinceFirst time.Duration, reports int) float64 {
+	if reports > 0 {
+		if d := sinceFirst / time.Duration(reports); d >= s.interval/2 && d <= 3*s.interval {
+			return d.Seconds()
+		}
+	}
+	return s.interval.Seconds()
 }
 
 func (s *IostatSampler) setRunning(on bool) {
@@ -138,9 +161,10 @@ func (s *IostatSampler) setRunning(on bool) {
 	s.mu.Unlock()
 }
 
-// add integrates one report. seen tells which pools this stream has
+// add integrates one report, whose rates cover secs seconds and which
+// arrived at at. seen tells which pools this stream has
 // already printed: a pool's first report averages since import.
-func (s *IostatSampler) add(r zpool.IostatReport, seen map[string]bool) {
+func (s *IostatSampler) add(r zpool.IostatReport, seen map[string]bool, at time.Time, secs float64) {
 	byPool := map[string][]zpool.IostatRow{}
 	var order []string
 	for _, row := range r.Rows {
@@ -149,11 +173,9 @@ func (s *IostatSampler) add(r zpool.IostatReport, seen map[string]bool) {
 		}
 		byPool[row.Pool] = append(byPool[row.Pool], row)
 	}
-	secs := s.interval.Seconds()
-
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.lastReport = s.now()
+	s.lastReport = at
 	for name := range s.pools {
 		if _, ok := byPool[name]; !ok {
 			delete(s.pools, name) // exported or destroyed

@@ -100,3 +100,33 @@ func TestSamplerKeepsCountersAcrossLayoutChangeAndForgetsGonePools(t *testing.T)
 		t.Errorf("no counters for ctwo")
 	}
 }
+
+// zpool iostat sleeps its interval after each report: in a slow guest the
+// reports of `zpool iostat -v 1` came every 1.2 s, and their rates were
+// over 1.2 s. The counters take the stream's own period.
+func TestSamplerTakesTheStreamsPeriod(t *testing.T) {
+	f := sample.MustRead(t, "internal/zpool/testdata/zfs-fuse/interval__iostat-v-1-3.txt")
+	s := newTestSampler(time.Second)
+	at := testNow
+	s.now = func() time.Time { at = at.Add(1200 * time.Millisecond); return at }
+	if err := s.consume(strings.NewReader(string(f.Body))); err != nil {
+		t.Fatal(err)
+	}
+	const leaf = "/var/tmp/zfs-fuse-capture/m1"
+	want := (12.4 + 10.5) * (1 << 20) * 1.2
+	if got := leafWrite(t, s, "cmirror", leaf); math.Abs(got-want) > 1 {
+		t.Errorf("m1 write bytes = %v, want %v", got, want)
+	}
+	if last, _ := s.LastReport(); !last.Equal(at) {
+		t.Errorf("last report at %v, want the third report's %v", last, at)
+	}
+	// A clock that says nothing plausible falls back to the interval.
+	s = newTestSampler(time.Second)
+	s.now = func() time.Time { at = at.Add(10 * time.Second); return at }
+	if err := s.consume(strings.NewReader(string(f.Body))); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := leafWrite(t, s, "cmirror", leaf), (12.4+10.5)*(1<<20); math.Abs(got-want) > 1 {
+		t.Errorf("with reports 10 s apart m1 write bytes = %v, want %v (the interval)", got, want)
+	}
+}
