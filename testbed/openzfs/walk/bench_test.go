@@ -119,12 +119,19 @@ func checkBenchReport(t *testing.T, rep benchreport.Report, pool, layout, versio
 	// top-level vdevs (root-0 itself reads 0). A mirror vdev therefore
 	// counts every copy its leaves wrote: the leaves add up to the pool's
 	// row, and a two-way mirror shows about twice what dd wrote (2.0 ×
-	// measured), with metadata on top.
+	// measured), with metadata on top. Before vdev properties (2.1) the
+	// counters integrate the rates zpool iostat prints each second, which
+	// in the emulated guest came out between 1.64 and 2.13 × dd's bytes
+	// over four runs: those are approximate, so the lower bound is looser.
 	want := float64(benchMiB * mib)
+	lower, leafSlack := 1.8, 0.02
+	if !atLeast(version, 2, 2) {
+		lower, leafSlack = 1.5, 0.05
+	}
 	written := rep.Pool.WriteBytes.Increase
-	if written < 1.8*want || written > 2.5*want {
-		t.Errorf("%s: the pool's row wrote %.1f MiB during the run, want 1.8 to 2.5 × the %d MiB dd wrote (two copies); report notes: %q",
-			pool, written/mib, benchMiB, rep.Missing)
+	if written < lower*want || written > 2.5*want {
+		t.Errorf("%s: the pool's row wrote %.1f MiB during the run, want %.1f to 2.5 × the %d MiB dd wrote (two copies); report notes: %q",
+			pool, written/mib, lower, benchMiB, rep.Missing)
 	}
 	for _, m := range rep.Missing {
 		if strings.Contains(m, "no sample at or before the start") {
@@ -137,7 +144,7 @@ func checkBenchReport(t *testing.T, rep benchreport.Report, pool, layout, versio
 			leaves += v.WriteBytes.Increase
 		}
 	}
-	if leaves < 0.98*written || leaves > 1.02*written {
+	if leaves < (1-leafSlack)*written || leaves > (1+leafSlack)*written {
 		t.Errorf("%s: the mirrors' leaves wrote %.1f MiB, the pool's row %.1f MiB: want the same", pool, leaves/mib, written/mib)
 	}
 
