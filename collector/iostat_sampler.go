@@ -126,31 +126,27 @@ func (s *IostatSampler) runStream(ctx context.Context, args []string) error {
 func (s *IostatSampler) consume(out io.Reader) error {
 	seen := map[string]bool{}
 	sc := zpool.NewIostatScanner(out)
-	var first time.Time
-	for n := 0; sc.Scan(); n++ {
+	var prev time.Time
+	for sc.Scan() {
 		now := s.now()
-		if n == 0 {
-			first = now
-		}
-		s.add(sc.Report(), seen, now, s.period(now.Sub(first), n))
+		s.add(sc.Report(), seen, now, s.covered(prev, now))
+		prev = now
 	}
 	return sc.Err()
 }
 
-// period is the time a report's rates cover, from the time since the
-// stream's first report and the reports since. zpool iostat sleeps the
-// interval after each report, so reports come the interval plus the time
-// zpool takes apart, and its rates are over that time: on a slow or busy
-// host, rates times the interval alone count short (by 15 % in an
-// emulated guest). The mean over the stream, unlike the time since the
-// last report, does not count a burst twice when the reader was held up
-// once. Implausible means (under half or over three intervals) give the
-// interval.
-func (s *IostatSampler) period(sinceFirst time.Duration, reports int) float64 {
-	if reports > 0 {
-		if d := sinceFirst / time.Duration(reports); d >= s.interval/2 && d <= 3*s.interval {
-			return d.Seconds()
-		}
+// covered is the time a report's rates cover: the time since the last
+// report of the stream. zpool iostat sleeps the interval after each
+// report, and a report waits while zpool is held up in the kernel (a
+// transaction group syncing), so reports come further apart than the
+// interval, and its rates are over that time: rates times the interval
+// alone counted 15 to 20 % short in an emulated guest, where one report in
+// a few came 2.3 s after the last. A reader held up once sees two reports
+// at once, one late and one early: their times still add up. Without a
+// last report, or with a clock that does not move, it is the interval.
+func (s *IostatSampler) covered(prev, now time.Time) float64 {
+	if d := now.Sub(prev); !prev.IsZero() && d > 0 {
+		return d.Seconds()
 	}
 	return s.interval.Seconds()
 }
