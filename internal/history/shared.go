@@ -2,6 +2,7 @@ package history
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"time"
 
@@ -65,7 +66,8 @@ func NewSharedWith(gather func(ctx context.Context) ([]*dto.MetricFamily, any, e
 // Gather returns the result of the running gather, or of a new one when
 // none runs, with the time that gather began. A new gather runs under
 // ctx's deadline but not its cancellation, since other readers may join
-// it; a reader whose ctx ends before the result gets ctx's error.
+// it; a reader canceled before the result, or still without one
+// ReaderGrace past its deadline, gets ctx's error.
 func (s *Shared) Gather(ctx context.Context) ([]*dto.MetricFamily, time.Time, error) {
 	families, _, at, err := s.GatherWith(ctx)
 	return families, at, err
@@ -96,13 +98,37 @@ func (s *Shared) GatherWith(ctx context.Context) ([]*dto.MetricFamily, any, time
 		s.joins++
 	}
 	s.mu.Unlock()
+	// Past its deadline a reader still waits a moment: collectors report
+	// what they have at the deadline and leave behind those that hang, so
+	// the result, partial, comes just after it. A reader that is canceled
+	// (its client went away) stops at once.
+	var late <-chan time.Time
+	if deadline, ok := ctx.Deadline(); ok {
+		timer := time.NewTimer(time.Until(deadline) + ReaderGrace)
+		defer timer.Stop()
+		late = timer.C
+	}
+	canceled := make(chan struct{})
+	stop := context.AfterFunc(ctx, func() {
+		if errors.Is(ctx.Err(), context.Canceled) {
+			close(canceled)
+		}
+	})
+	defer stop()
 	select {
 	case <-c.done:
 		return c.families, c.extra, c.at, c.err
-	case <-ctx.Done():
+	case <-late:
+		return nil, nil, time.Time{}, ctx.Err()
+	case <-canceled:
 		return nil, nil, time.Time{}, ctx.Err()
 	}
 }
+
+// ReaderGrace is how long past its deadline a reader waits for a gather:
+// more than the collectors' own grace (200 ms) at the deadline, less than
+// the 500 ms /metrics takes off Prometheus's scrape timeout.
+const ReaderGrace = 400 * time.Millisecond
 
 // Gatherer is a prometheus.Gatherer reading through s under ctx, for
 // promhttp.HandlerFor.

@@ -263,3 +263,32 @@ func TestSharedWithRealCollectors(t *testing.T) {
 		t.Errorf("history kept %d readings", st.Readings)
 	}
 }
+
+// A gather whose collectors hang reports what the others read just after
+// the deadline: the reader that started it waits for that, rather than
+// answer with no collector at all.
+func TestSharedReaderGetsTheResultJustPastItsDeadline(t *testing.T) {
+	s := NewShared(func(ctx context.Context) ([]*dto.MetricFamily, error) {
+		<-ctx.Done()
+		time.Sleep(200 * time.Millisecond) // the collectors' own grace
+		return []*dto.MetricFamily{family("zfs_pool_state", dto.MetricType_GAUGE, m{nil, 1})}, nil
+	}, nil)
+	ctx, cancel := context.WithTimeout(t.Context(), 300*time.Millisecond)
+	defer cancel()
+	f, _, err := s.Gather(ctx)
+	if err != nil || !complete(f) {
+		t.Fatalf("got %v, %v; want the partial result that came 200 ms after the deadline", f, err)
+	}
+
+	// Longer than the grace, the reader gives up.
+	slow := NewShared(func(ctx context.Context) ([]*dto.MetricFamily, error) {
+		<-ctx.Done()
+		time.Sleep(ReaderGrace + time.Second)
+		return nil, nil
+	}, nil)
+	ctx2, cancel2 := context.WithTimeout(t.Context(), 100*time.Millisecond)
+	defer cancel2()
+	if _, _, err := slow.Gather(ctx2); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("a gather past the grace: %v, want context.DeadlineExceeded", err)
+	}
+}
