@@ -9,7 +9,5 @@ import (
 // readPoolConfig reads the configuration of pool, or of the only pool
 // when pool is empty.
 func readPoolConfig(ctx context.Context, zpool, zfs, pool string) (poolconfig.Config, error) {
-	r := poolconfig.HostReader()
-	r.Zpool, r.Zfs = zpool, zfs
-	return poolconfig.Read(ctx, r, pool)
+	return poolconfig.Read(ctx, poolconfig.Reader{Zpool: zpool, Zfs: zfs}, pool)
 }

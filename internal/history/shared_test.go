@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -19,7 +18,7 @@ import (
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 
-	"github.com/zpool-exporter/zpool_exporter/collector"
+	"github.com/zpool-exporter/zpool_exporter/internal/e2e"
 )
 
 // busyExporter behaves like collector.Exporter: a gather that starts while
@@ -152,16 +151,7 @@ func TestSharedReaderGivesUp(t *testing.T) {
 // The real collectors over a replay: /metrics scrapes and the history,
 // reading at once through one Shared, all get every collector's metrics.
 func TestSharedWithRealCollectors(t *testing.T) {
-	run, _, err := collector.ReplayRunner("../../collector/testdata/replay/zfs-fuse", 0, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	logger := slog.New(slog.DiscardHandler)
-	src := collector.NewSource(collector.SourceConfig{Runner: run, Zpool: "zpool"}, logger)
-	e, err := collector.New(src, logger, map[string]bool{"status": true, "properties": true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	e := e2e.ReplayExporter(t, "../../collector/testdata/replay/zfs-fuse", "status", "properties")
 	shared := NewShared(func(ctx context.Context) ([]*dto.MetricFamily, error) {
 		reg := prometheus.NewRegistry()
 		reg.MustRegister(e.Scraper(ctx))

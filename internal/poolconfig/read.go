@@ -44,13 +44,6 @@ type Reader struct {
 	Logger *slog.Logger
 }
 
-// HostReader returns a Reader of this host's ZFS, running its commands
-// through the exporter's exec runner.
-func HostReader() Reader {
-	r, _ := collector.ExecRunner()
-	return Reader{Runner: r}
-}
-
 // ErrUnknownPool is wrapped by Read's error for a pool that does not exist.
 var ErrUnknownPool = errors.New("no such pool")
 

@@ -2,7 +2,6 @@ package statuspage
 
 import (
 	"context"
-	"log/slog"
 	"net/http"
 	"strings"
 	"testing"
@@ -11,7 +10,7 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"golang.org/x/net/html"
 
-	"github.com/zpool-exporter/zpool_exporter/collector"
+	"github.com/zpool-exporter/zpool_exporter/internal/e2e"
 	"github.com/zpool-exporter/zpool_exporter/internal/history"
 )
 
@@ -28,16 +27,7 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 // collectors run once, and the page shows the pools of the `zpool status`
 // they read and no failed collector.
 func TestPageJoinsTheSharedGather(t *testing.T) {
-	run, _, err := collector.ReplayRunner("../../collector/testdata/replay/zfs-fuse/001", 0, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	logger := slog.New(slog.DiscardHandler)
-	src := collector.NewSource(collector.SourceConfig{Runner: run, Zpool: "zpool"}, logger)
-	e, err := collector.New(src, logger, map[string]bool{"status": true, "properties": true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	e := e2e.ReplayExporter(t, "../../collector/testdata/replay/zfs-fuse/001", "status", "properties")
 	gather := Gather(e)
 	release := make(chan struct{})
 	shared := history.NewSharedWith(func(ctx context.Context) ([]*dto.MetricFamily, any, error) {

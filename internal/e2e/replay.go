@@ -1,0 +1,28 @@
+package e2e
+
+import (
+	"log/slog"
+	"testing"
+
+	"github.com/zpool-exporter/zpool_exporter/collector"
+)
+
+// ReplayExporter returns the collectors named in enabled over the
+// captured outputs in dir, in process, for tests of what reads them.
+func ReplayExporter(t testing.TB, dir string, enabled ...string) *collector.Exporter {
+	t.Helper()
+	run, _, err := collector.ReplayRunner(dir, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	logger := slog.New(slog.DiscardHandler)
+	on := map[string]bool{}
+	for _, name := range enabled {
+		on[name] = true
+	}
+	e, err := collector.New(collector.NewSource(collector.SourceConfig{Runner: run, Zpool: "zpool"}, logger), logger, on)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
