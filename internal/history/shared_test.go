@@ -18,7 +18,7 @@ import (
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 
-	"github.com/zpool-exporter/zpool_exporter/internal/e2e"
+	"github.com/zpool-exporter/zpool_exporter/internal/replaytest"
 )
 
 // busyExporter behaves like collector.Exporter: a gather that starts while
@@ -151,7 +151,7 @@ func TestSharedReaderGivesUp(t *testing.T) {
 // The real collectors over a replay: /metrics scrapes and the history,
 // reading at once through one Shared, all get every collector's metrics.
 func TestSharedWithRealCollectors(t *testing.T) {
-	e := e2e.ReplayExporter(t, "../../collector/testdata/replay/zfs-fuse", "status", "properties")
+	e := replaytest.Exporter(t, "../../collector/testdata/replay/zfs-fuse", "status", "properties")
 	shared := NewShared(func(ctx context.Context) ([]*dto.MetricFamily, error) {
 		reg := prometheus.NewRegistry()
 		reg.MustRegister(e.Scraper(ctx))

@@ -10,8 +10,8 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"golang.org/x/net/html"
 
-	"github.com/zpool-exporter/zpool_exporter/internal/e2e"
 	"github.com/zpool-exporter/zpool_exporter/internal/history"
+	"github.com/zpool-exporter/zpool_exporter/internal/replaytest"
 )
 
 func waitFor(t *testing.T, what string, cond func() bool) {
@@ -27,7 +27,7 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 // collectors run once, and the page shows the pools of the `zpool status`
 // they read and no failed collector.
 func TestPageJoinsTheSharedGather(t *testing.T) {
-	e := e2e.ReplayExporter(t, "../../collector/testdata/replay/zfs-fuse/001", "status", "properties")
+	e := replaytest.Exporter(t, "../../collector/testdata/replay/zfs-fuse/001", "status", "properties")
 	gather := Gather(e)
 	release := make(chan struct{})
 	shared := history.NewSharedWith(func(ctx context.Context) ([]*dto.MetricFamily, any, error) {

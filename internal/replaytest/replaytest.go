@@ -1,4 +1,6 @@
-package e2e
+// Package replaytest builds the exporter's collectors in process over
+// captured outputs, for tests of what reads them.
+package replaytest
 
 import (
 	"log/slog"
@@ -7,9 +9,9 @@ import (
 	"github.com/zpool-exporter/zpool_exporter/collector"
 )
 
-// ReplayExporter returns the collectors named in enabled over the
-// captured outputs in dir, in process, for tests of what reads them.
-func ReplayExporter(t testing.TB, dir string, enabled ...string) *collector.Exporter {
+// Exporter returns the collectors named in enabled over the captured
+// outputs in dir.
+func Exporter(t testing.TB, dir string, enabled ...string) *collector.Exporter {
 	t.Helper()
 	run, _, err := collector.ReplayRunner(dir, 0, 0)
 	if err != nil {
