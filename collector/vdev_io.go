@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -115,13 +116,14 @@ func collectVdevIOProperties(p *zpool.Pool, props []zpool.Property, ch chan<- pr
 		}
 		name := prop.Name
 		if strings.HasPrefix(name, "root-") {
-			name = p.Root.Name
+			name = p.Root.PrintedName()
 		}
 		if values[name] == nil {
 			values[name] = map[string]float64{}
 		}
 		values[name][prop.Property] = v
 	}
+	values = byUniqueName(p.Root, values)
 	fillFromChildren(p.Root, values, true)
 	// An active hot spare has one row in the vdev properties but two
 	// places in the tree: it is sent once.
@@ -131,6 +133,27 @@ func collectVdevIOProperties(p *zpool.Pool, props []zpool.Property, ch chan<- pr
 		}
 	})
 	return bad
+}
+
+// byUniqueName rekeys the vdev properties, which name vdevs as zpool
+// prints them, by the names of the status tree. A name zpool prints for
+// two vdevs (spare-0 under two dRAID vdevs) is left out: which of them its
+// row describes cannot be told, and fillFromChildren sums their children
+// instead.
+func byUniqueName(root *zpool.Vdev, printed map[string]map[string]float64) map[string]map[string]float64 {
+	names := map[string][]string{} // printed name -> the tree's names for it
+	walkVdevs(root, "", func(v *zpool.Vdev, _ string) {
+		if !slices.Contains(names[v.PrintedName()], v.Name) {
+			names[v.PrintedName()] = append(names[v.PrintedName()], v.Name)
+		}
+	})
+	values := make(map[string]map[string]float64, len(printed))
+	for name, m := range printed {
+		if tree := names[name]; len(tree) == 1 {
+			values[tree[0]] = m
+		}
+	}
+	return values
 }
 
 // fillFromChildren gives a vdev that the vdev properties leave without

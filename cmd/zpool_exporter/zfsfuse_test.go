@@ -155,8 +155,8 @@ func TestZFSFuseFaults(t *testing.T) {
 		})
 		spares := 0
 		for _, info := range m.Series("zfs_vdev_info", map[string]string{"pool": pool, "vdev_type": "spare"}) {
-			if !strings.HasPrefix(e2e.Label(info, "vdev"), "spare-") {
-				t.Errorf("spare vdev named %q, want spare-N", e2e.Label(info, "vdev"))
+			if !strings.HasPrefix(e2e.Label(info, "vdev"), "raidz1-0/spare-") {
+				t.Errorf("spare vdev named %q, want raidz1-0/spare-N", e2e.Label(info, "vdev"))
 			}
 			if e2e.Label(info, "parent") != "raidz1-0" {
 				t.Errorf("spare vdev's parent is %q, want raidz1-0", e2e.Label(info, "parent"))

@@ -195,7 +195,7 @@ func build(r Reading, rates *rateTracker) View {
 				WriteOps:   rate("zfs_vdev_write_operations_total", p.Name, vd.Name),
 			})
 			for _, c := range vd.Children {
-				walk(c, depth+1, c.Name)
+				walk(c, depth+1, c.PrintedName()) // the tree shows where it is
 			}
 		}
 		if p.Root != nil {
@@ -214,7 +214,7 @@ func build(r Reading, rates *rateTracker) View {
 						pv.Rows = append(pv.Rows, Row{Name: s, Depth: 0, Section: s})
 					}
 				}
-				walk(top, 1, top.Name)
+				walk(top, 1, top.PrintedName())
 			}
 		}
 		v.Pools = append(v.Pools, pv)

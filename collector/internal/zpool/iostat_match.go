@@ -242,7 +242,7 @@ func fits(e expectedRow, row IostatRow) bool {
 		return row.Name == e.pool
 	case len(v.Children) > 0:
 		kind := vdevKind(row.Name)
-		return kind == vdevKind(v.Name) || kind == vdevKind(v.Type)
+		return kind == vdevKind(v.PrintedName()) || kind == vdevKind(v.Type)
 	}
 	return sameLeaf(row.Name, v)
 }
@@ -266,11 +266,11 @@ func isDigits(s string) bool {
 // name, or the same device when one of the commands printed full paths
 // (-P).
 func sameLeaf(name string, v *Vdev) bool {
-	if name == v.Name || name == v.Path || (v.GUID != "" && name == v.GUID) {
+	if name == v.PrintedName() || name == v.Path || (v.GUID != "" && name == v.GUID) {
 		return true
 	}
 	base := path.Base(name)
-	return base == path.Base(v.Name) || (v.Path != "" && base == path.Base(v.Path))
+	return base == path.Base(v.PrintedName()) || (v.Path != "" && base == path.Base(v.Path))
 }
 
 // expectedIostat lists the sections of pool as zpool iostat -v prints

@@ -50,6 +50,7 @@ func testPool(name string, sections ...[]*Vdev) *Pool {
 	for _, s := range sections {
 		root.Children = append(root.Children, s...)
 	}
+	qualifyNames(root) // as the parsers name them
 	return &Pool{Name: name, State: "online", Root: root}
 }
 
@@ -90,7 +91,7 @@ func checkMatched(t *testing.T, m map[*Vdev]IostatRow, pools ...*Pool) {
 				t.Errorf("%s: not matched", at.path)
 			case row.Depth != at.depth || row.Pool != p.Name || row.Class != iostatClass(v.Class):
 				t.Errorf("%s: matched row %+v of another pool, depth or class", at.path, row)
-			case row.Name != v.Name && row.Name != v.Path && vdevKind(row.Name) != vdevKind(v.Name):
+			case row.Name != v.PrintedName() && row.Name != v.Path && vdevKind(row.Name) != vdevKind(v.PrintedName()):
 				t.Errorf("%s: matched row %q", at.path, row.Name)
 			}
 		}
@@ -422,7 +423,7 @@ func treeNames(pools []*Pool) []string {
 	var names []string
 	var walk func(v *Vdev)
 	walk = func(v *Vdev) {
-		names = append(names, v.Name)
+		names = append(names, v.PrintedName()) // as printed in the config rows
 		for _, c := range v.Children {
 			walk(c)
 		}

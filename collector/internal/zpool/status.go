@@ -307,6 +307,7 @@ func (p *statusParser) endPool() {
 	}
 	if p.table != nil && p.table.root != nil {
 		finishTree(p.table.root)
+		qualifyNames(p.table.root)
 		p.pool.Root = p.table.root
 	}
 	if p.pool.DataErrors == nil && len(p.pool.ErrorFiles) > 0 {

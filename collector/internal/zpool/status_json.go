@@ -136,6 +136,7 @@ func poolFromJSON(key string, line int, o *jsonObject) (*Pool, error) {
 	if root.State == "" {
 		root.State = p.State
 	}
+	qualifyNames(root)
 	p.Root = root
 	return p, nil
 }

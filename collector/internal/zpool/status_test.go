@@ -200,11 +200,11 @@ var statusZFSFuseChecks = map[string]func(*testing.T, *Status){
 		if s.Function != ScanResilver || s.State != ScanFinished {
 			t.Errorf("scan %s %s", s.Function, s.State)
 		}
-		spare := statusVdevAt(t, p, "raidz1-0", "spare-2")
+		spare := statusVdevAt(t, p, "raidz1-0", "raidz1-0/spare-2")
 		if spare.Type != "spare" || len(spare.Children) != 2 {
 			t.Errorf("spare-2: type %q, %d children", spare.Type, len(spare.Children))
 		}
-		z4 := statusVdevAt(t, p, "raidz1-0", "spare-2", "/var/tmp/zfs-fuse-capture/z4")
+		z4 := statusVdevAt(t, p, "raidz1-0", "raidz1-0/spare-2", "/var/tmp/zfs-fuse-capture/z4")
 		wantStatusFloat(t, "z4 resilvered", z4.ResilveredBytes, 16.6*statusMiB)
 		if z4.RepairedBytes != nil {
 			t.Errorf("z4 repaired = %v, want nil", *z4.RepairedBytes)
@@ -296,11 +296,11 @@ var statusFixtureChecks = map[string]func(*testing.T, *Status){
 		wantStatusFloat(t, "resilvered", s.Processed, 32.2*statusGiB)
 		wantStatusFloat(t, "progress", s.Progress, 0.0155)
 		wantStatusFloat(t, "remaining", s.Remaining, 21*3600+27*60+1)
-		old := statusVdevAt(t, p, "raidz2-0", "replacing-3", "9593279170455378102")
+		old := statusVdevAt(t, p, "raidz2-0", "raidz2-0/replacing-3", "9593279170455378102")
 		if old.GUID != old.Name || old.Path != "/dev/disk/by-id/ata-WDC_WD30EFRX-68AX9N0_WD-WCC1T1545830-part1" || old.Type != "disk" || old.State != "unavail" {
 			t.Errorf("missing disk: guid %q, path %q, type %q, state %q", old.GUID, old.Path, old.Type, old.State)
 		}
-		if r := statusVdevAt(t, p, "raidz2-0", "replacing-3"); r.Type != "replacing" || r.GUID != "" {
+		if r := statusVdevAt(t, p, "raidz2-0", "raidz2-0/replacing-3"); r.Type != "replacing" || r.GUID != "" {
 			t.Errorf("replacing-3: type %q, guid %q", r.Type, r.GUID)
 		}
 	},
@@ -409,7 +409,7 @@ var statusFixtureChecks = map[string]func(*testing.T, *Status){
 		if d.Type != "draid1" {
 			t.Errorf("draid type %q", d.Type)
 		}
-		ds := statusVdevAt(t, p, "draid1:4d:11c:1s-0", "spare-6", "draid1-0-0")
+		ds := statusVdevAt(t, p, "draid1:4d:11c:1s-0", "draid1:4d:11c:1s-0/spare-6", "draid1-0-0")
 		if ds.Type != "dspare" || ds.Note != "(resilvering)" {
 			t.Errorf("distributed spare: type %q, note %q", ds.Type, ds.Note)
 		}
@@ -429,15 +429,15 @@ var statusFixtureChecks = map[string]func(*testing.T, *Status){
 		if got := statusChildren(p.Root); !slices.Equal(got, []string{"mirror-0", "mirror-1", "c1t4d0", "c1t5d0"}) {
 			t.Errorf("top-level vdevs %v", got)
 		}
-		sp := statusVdevAt(t, p, "mirror-1", "spare-1")
+		sp := statusVdevAt(t, p, "mirror-1", "mirror-1/spare-1")
 		if sp.Type != "spare" || sp.State != "degraded" {
 			t.Errorf("spare-1: type %q, state %q", sp.Type, sp.State)
 		}
-		f := statusVdevAt(t, p, "mirror-1", "spare-1", "c1t3d0")
+		f := statusVdevAt(t, p, "mirror-1", "mirror-1/spare-1", "c1t3d0")
 		if f.WriteErrors != 7 || f.Note != "too many errors" {
 			t.Errorf("faulted disk: write errors %v, note %q", f.WriteErrors, f.Note)
 		}
-		wantStatusFloat(t, "resilvered", statusVdevAt(t, p, "mirror-1", "spare-1", "c1t5d0").ResilveredBytes, 1.21*statusGiB)
+		wantStatusFloat(t, "resilvered", statusVdevAt(t, p, "mirror-1", "mirror-1/spare-1", "c1t5d0").ResilveredBytes, 1.21*statusGiB)
 		if l := statusVdevAt(t, p, "c1t4d0"); l.Class != ClassLog {
 			t.Errorf("log device class %q", l.Class)
 		}
@@ -643,7 +643,7 @@ var statusCorpusChecks = map[string]func(*testing.T, *Status){
 	},
 	"draid-healing-resilver-replacing-under-spare.txt": func(t *testing.T, st *Status) {
 		p := st.Pools[0]
-		statusVdevAt(t, p, "draid1:4d:11c:1s-0", "spare-6", "replacing-0", "sdl")
+		statusVdevAt(t, p, "draid1:4d:11c:1s-0", "draid1:4d:11c:1s-0/spare-6", "draid1:4d:11c:1s-0/spare-6/replacing-0", "sdl")
 		// The last row is under-indented in the source: it still
 		// belongs to the spares section.
 		last := p.Root.Children[len(p.Root.Children)-1]
@@ -668,7 +668,7 @@ var statusCorpusChecks = map[string]func(*testing.T, *Status){
 	},
 	"msg-9P-old-resilver-replacing.txt": func(t *testing.T, st *Status) {
 		p := st.Pools[0]
-		sdc := statusVdevAt(t, p, "mirror-0", "replacing-0", "sdc")
+		sdc := statusVdevAt(t, p, "mirror-0", "mirror-0/replacing-0", "sdc")
 		wantStatusFloat(t, "sdc resilvered", sdc.ResilveredBytes, 58.5*statusKiB)
 		wantStatusFloat(t, "progress", p.Scans[0].Progress, 0.0014)
 	},

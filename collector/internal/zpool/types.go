@@ -64,8 +64,13 @@ type Vdev struct {
 	// Name is unique within the pool and matches modern zpool naming:
 	// interior vdevs are "<type>-<index>" ("mirror-0", "spare-1"). Old
 	// outputs that print a bare "mirror" are numbered by position among
-	// the top-level vdevs, as current zpool does.
+	// the top-level vdevs, as current zpool does. spare-N and replacing-N
+	// below a top-level vdev are named after it ("raidz1-0/replacing-0"),
+	// since zpool repeats them under different parents.
 	Name string
+	// Printed is the name zpool printed, where Name had to qualify it
+	// (see qualifyNames); other zpool commands know the vdev by it.
+	Printed string `json:",omitempty"`
 	// Type is "root", "mirror", "raidz1".."raidz3", "draid1".."draid3",
 	// "replacing", "spare", "disk", "file", "dspare" (a dRAID distributed
 	// spare), "missing", "hole", or "indirect". Leaves whose type is

@@ -644,7 +644,7 @@ func TestWalk(t *testing.T) {
 		capture(t, "06-spare-inuse")
 		spares := 0
 		for _, s := range m.Series("zfs_vdev_info", map[string]string{"pool": "rz1", "vdev_type": "spare"}) {
-			if strings.HasPrefix(e2e.Label(s, "vdev"), "spare-") {
+			if strings.HasPrefix(e2e.Label(s, "vdev"), "raidz1-0/spare-") {
 				spares++
 			}
 		}

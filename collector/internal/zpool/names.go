@@ -1,0 +1,59 @@
+package zpool
+
+// NameSeparator joins a vdev's name to its parent's where zpool's own name
+// is not unique within the pool.
+const NameSeparator = "/"
+
+// qualifyNames makes every vdev name unique within the pool, and stable for
+// as long as the vdev exists. zpool numbers spare-N and replacing-N by their
+// place under their parent, so two dRAID vdevs each using a distributed
+// spare both have a spare-0, and two raidz vdevs each replacing their first
+// disk both have a replacing-0: below a top-level vdev these are named
+// after their parent ("draid1-1/spare-0"). A leaf whose name an earlier
+// vdev already took is named after its parent the same way; the copy of an
+// active hot spare inside spare-N keeps the name of its entry in the spares
+// section, which the collectors treat as one vdev. Printed keeps the name
+// zpool printed, which other zpool commands know the vdev by.
+func qualifyNames(root *Vdev) {
+	if root == nil {
+		return
+	}
+	spares := map[string]bool{}
+	for _, top := range root.Children {
+		if top.Class == ClassSpare && len(top.Children) == 0 {
+			spares[top.Name] = true
+		}
+	}
+	taken := map[string]bool{root.Name: true}
+	var walk func(v *Vdev, depth int)
+	walk = func(v *Vdev, depth int) {
+		for _, c := range v.Children {
+			qualify := false
+			switch {
+			case c.Printed != "":
+				// Named already.
+			case spares[c.Name]:
+				// A hot spare's slot, or its copy in spare-N.
+			case depth > 0 && (c.Type == "spare" || c.Type == "replacing"):
+				qualify = true
+			case taken[c.Name]:
+				qualify = true
+			}
+			if qualify {
+				c.Printed = c.Name
+				c.Name = v.Name + NameSeparator + c.Name
+			}
+			taken[c.Name] = true
+			walk(c, depth+1)
+		}
+	}
+	walk(root, 0)
+}
+
+// PrintedName is the name zpool printed for the vdev.
+func (v *Vdev) PrintedName() string {
+	if v.Printed != "" {
+		return v.Printed
+	}
+	return v.Name
+}
