@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"runtime/debug"
 	"sort"
 	"sync"
 	"time"
@@ -76,11 +77,6 @@ func Names() []string {
 	return names
 }
 
-// desc describes a metric of the zfs namespace.
-func desc(subsystem, name, help string, labels ...string) *prometheus.Desc {
-	return prometheus.NewDesc(prometheus.BuildFQName(namespace, subsystem, name), help, labels, nil)
-}
-
 var (
 	scrapeDurationDesc = desc("exporter", "collector_duration_seconds",
 		"Time a collector took in the last scrape.", "collector")
@@ -95,14 +91,19 @@ type Exporter struct {
 	logger     *slog.Logger
 	collectors map[string]Collector
 
-	mu      sync.Mutex
-	running map[string]time.Time // collectors still at work, since when
+	mu          sync.Mutex
+	running     map[string]time.Time // collectors still at work, since when
+	drops       map[dropKey]float64
+	loggedDrops map[string]struct{}
 }
 
 // New builds the enabled collectors. enabled overrides the flags when not
 // nil (tests and --once use it).
 func New(source *Source, logger *slog.Logger, enabled map[string]bool) (*Exporter, error) {
-	e := &Exporter{source: source, logger: logger, collectors: map[string]Collector{}, running: map[string]time.Time{}}
+	e := &Exporter{
+		source: source, logger: logger, collectors: map[string]Collector{}, running: map[string]time.Time{},
+		drops: map[dropKey]float64{}, loggedDrops: map[string]struct{}{},
+	}
 	for name, f := range factories {
 		on := f.defaultEnabled
 		if enabled != nil {
@@ -172,6 +173,7 @@ type result struct {
 }
 
 func (s *scraper) Collect(ch chan<- prometheus.Metric) {
+	out := s.e.newAdmission(ch)
 	scrape := s.scrape
 	if scrape == nil {
 		scrape = s.e.source.NewScrape()
@@ -182,7 +184,7 @@ func (s *scraper) Collect(ch chan<- prometheus.Metric) {
 		began := time.Now()
 		if since, busy := s.e.start(name, began); busy {
 			err := fmt.Errorf("still running since an earlier scrape %s ago (blocked in the kernel?); not starting another", time.Since(since).Round(time.Millisecond))
-			s.e.report(ch, result{name: name, err: err})
+			s.e.report(out, result{name: name, err: err})
 			continue
 		}
 		pending[name] = began
@@ -203,24 +205,26 @@ func (s *scraper) Collect(ch chan<- prometheus.Metric) {
 		case r := <-results:
 			delete(pending, r.name)
 			for _, m := range r.metrics {
-				ch <- m
+				out.send(r.name, m)
 			}
-			s.e.report(ch, r)
+			s.e.report(out, r)
 		case <-late:
 			for name, began := range pending {
 				err := errors.New("still running at the scrape's deadline; left behind, its metrics are missing")
-				s.e.report(ch, result{name: name, duration: time.Since(began), err: err})
+				s.e.report(out, result{name: name, duration: time.Since(began), err: err})
 			}
 			pending = nil
 		}
 	}
-	s.e.source.collectSourceMetrics(ch)
-	s.e.source.collectCommandMetrics(ch)
+	out.sendAll(exporterMetrics, s.e.source.collectSourceMetrics)
+	out.sendAll(exporterMetrics, s.e.source.collectCommandMetrics)
+	out.sendAll(exporterMetrics, s.e.collectDrops)
 }
 
 // collectOnce runs one collector and keeps what it sends, so that a collector
-// left behind at the deadline cannot write into a finished scrape.
-func collectOnce(ctx context.Context, scrape *Scrape, c Collector) ([]prometheus.Metric, error) {
+// left behind at the deadline cannot write into a finished scrape. A panic
+// in the collector fails it for this scrape instead of the process.
+func collectOnce(ctx context.Context, scrape *Scrape, c Collector) (metrics []prometheus.Metric, err error) {
 	ch := make(chan prometheus.Metric)
 	collected := make(chan []prometheus.Metric)
 	go func() {
@@ -230,10 +234,19 @@ func collectOnce(ctx context.Context, scrape *Scrape, c Collector) ([]prometheus
 		}
 		collected <- metrics
 	}()
-	err := c.Update(ctx, scrape, ch)
-	close(ch)
-	return <-collected, err
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("%w: %v\n%s", errPanic, p, debug.Stack())
+		}
+		close(ch)
+		metrics = <-collected
+	}()
+	return nil, c.Update(ctx, scrape, ch)
 }
+
+// errPanic marks a collector that panicked: it fails for that scrape, with
+// what it sent before the panic, and the other collectors are served.
+var errPanic = errors.New("collector panicked")
 
 // start marks a collector as running, unless it still runs from an
 // earlier scrape: one blocked in the kernel is not started again, so that
@@ -255,7 +268,7 @@ func (e *Exporter) finish(name string) {
 }
 
 // report sends a collector's success and duration, and logs its failure.
-func (e *Exporter) report(ch chan<- prometheus.Metric, r result) {
+func (e *Exporter) report(out *admission, r result) {
 	success := 1.0
 	switch {
 	case r.err == nil:
@@ -266,6 +279,6 @@ func (e *Exporter) report(ch chan<- prometheus.Metric, r result) {
 		success = 0
 		e.logger.Error("collector failed", "collector", r.name, "duration_seconds", r.duration.Seconds(), "err", r.err)
 	}
-	ch <- prometheus.MustNewConstMetric(scrapeDurationDesc, prometheus.GaugeValue, r.duration.Seconds(), r.name)
-	ch <- prometheus.MustNewConstMetric(scrapeSuccessDesc, prometheus.GaugeValue, success, r.name)
+	out.send(r.name, constMetric(scrapeDurationDesc, prometheus.GaugeValue, r.duration.Seconds(), []string{r.name}))
+	out.send(r.name, constMetric(scrapeSuccessDesc, prometheus.GaugeValue, success, []string{r.name}))
 }

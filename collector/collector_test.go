@@ -181,8 +181,8 @@ func TestZFSFuseReplay(t *testing.T) {
 			if v, _ := value(fams, "zfs_vdev_state", map[string]string{"pool": "backup", "vdev": dir + "b4", "state": "inuse"}); v != 1 {
 				t.Errorf("spare b4 not inuse")
 			}
-			if v, _ := value(fams, "zfs_vdev_info", map[string]string{"pool": "backup", "vdev": "spare-2", "vdev_type": "spare", "parent": "raidz1-0"}); v != 1 {
-				t.Errorf("no spare-2 under raidz1-0")
+			if v, _ := value(fams, "zfs_vdev_info", map[string]string{"pool": "backup", "vdev": "raidz1-0/spare-2", "vdev_type": "spare", "parent": "raidz1-0"}); v != 1 {
+				t.Errorf("no raidz1-0/spare-2 under raidz1-0")
 			}
 			if v, ok := value(fams, "zfs_vdev_resilvered_bytes", map[string]string{"pool": "backup", "vdev": dir + "b4"}); !ok || v < 16e6 {
 				t.Errorf("b4 resilvered bytes = %v (present %v), want 16.6M", v, ok)

@@ -73,14 +73,7 @@ func (f fixedStatus) Describe(chan<- *prometheus.Desc) {}
 func (f fixedStatus) Collect(ch chan<- prometheus.Metric) {
 	scrape := f.e.source.NewScrape()
 	scrape.statusOnce.Do(func() { scrape.status = f.status })
-	for name, c := range f.e.collectors {
-		began := time.Now()
-		metrics, err := collectOnce(context.Background(), scrape, c)
-		for _, m := range metrics {
-			ch <- m
-		}
-		f.e.report(ch, result{name, metrics, time.Since(began), err})
-	}
+	f.e.ScraperFor(context.Background(), scrape).Collect(ch)
 }
 
 func diskExporter(t *testing.T, all bool, logs *bytes.Buffer) *Exporter {

@@ -357,10 +357,9 @@ func (s *Source) collectSourceMetrics(ch chan<- prometheus.Metric) {
 		if st.up {
 			up = 1
 		}
-		ch <- prometheus.MustNewConstMetric(sourceUpDesc, prometheus.GaugeValue, up, name)
+		gauge(ch, sourceUpDesc, up, name)
 		if !st.lastSuccess.IsZero() {
-			ch <- prometheus.MustNewConstMetric(sourceLastSuccessDesc, prometheus.GaugeValue,
-				float64(st.lastSuccess.UnixNano())/1e9, name)
+			gauge(ch, sourceLastSuccessDesc, float64(st.lastSuccess.UnixNano())/1e9, name)
 		}
 	}
 	if s.caps != nil {
@@ -371,7 +370,7 @@ func (s *Source) collectSourceMetrics(ch chan<- prometheus.Metric) {
 		case s.cfg.Sampler != nil:
 			vdevIO = "iostat_stream"
 		}
-		ch <- prometheus.MustNewConstMetric(capabilitiesDesc, prometheus.GaugeValue, 1, s.caps.StatusFormat, vdevIO)
+		gauge(ch, capabilitiesDesc, 1, s.caps.StatusFormat, vdevIO)
 	}
 }
 

@@ -3,7 +3,6 @@ package collector
 import (
 	"context"
 	"log/slog"
-	"slices"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -271,40 +270,5 @@ func collectScan(pool string, s zpool.Scan, ch chan<- prometheus.Metric) {
 	}
 	if !s.End.IsZero() {
 		gauge(ch, scanEndDesc, float64(s.End.Unix()), l...)
-	}
-}
-
-// stateSet sends one series per known state, and one more for a state
-// outside the list, so that nothing zpool prints is lost.
-func stateSet(ch chan<- prometheus.Metric, d *prometheus.Desc, known []string, current string, labels ...string) {
-	for _, state := range known {
-		v := 0.0
-		if state == current {
-			v = 1
-		}
-		gauge(ch, d, v, append(labels[:len(labels):len(labels)], state)...)
-	}
-	if current != "" && !slices.Contains(known, current) {
-		gauge(ch, d, 1, append(labels[:len(labels):len(labels)], current)...)
-	}
-}
-
-func gauge(ch chan<- prometheus.Metric, d *prometheus.Desc, v float64, labels ...string) {
-	ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, labels...)
-}
-
-func counter(ch chan<- prometheus.Metric, d *prometheus.Desc, v float64, labels ...string) {
-	ch <- prometheus.MustNewConstMetric(d, prometheus.CounterValue, v, labels...)
-}
-
-func optGauge(ch chan<- prometheus.Metric, d *prometheus.Desc, v *float64, labels ...string) {
-	if v != nil {
-		gauge(ch, d, *v, labels...)
-	}
-}
-
-func optCounter(ch chan<- prometheus.Metric, d *prometheus.Desc, v *float64, labels ...string) {
-	if v != nil {
-		counter(ch, d, *v, labels...)
 	}
 }

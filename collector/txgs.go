@@ -102,5 +102,9 @@ func (h *histogram) metric(d *prometheus.Desc, labels ...string) prometheus.Metr
 		cumulative += h.counts[i]
 		buckets[b] = cumulative
 	}
-	return prometheus.MustNewConstHistogram(d, h.count, h.sum, buckets, labels...)
+	m, err := prometheus.NewConstHistogram(d, h.count, h.sum, buckets, labelValues(labels)...)
+	if err != nil {
+		return prometheus.NewInvalidMetric(d, err)
+	}
+	return m
 }

@@ -239,3 +239,44 @@ func TestWebConfigBasicAuth(t *testing.T) {
 		}
 	}
 }
+
+// A byte that is not UTF-8, or a NUL, anywhere zpool prints it must not
+// take the exporter down: --once over such a replay prints every pool.
+func TestOnceSurvivesHostileBytes(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(replayDir, "000")
+	entries, err := os.ReadDir(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		data, err := os.ReadFile(filepath.Join(src, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e.Name() == "zpool_status.txt" {
+			data = bytes.ReplaceAll(data, []byte("/var/tmp/zfs-fuse-replay/t1"), []byte("/var/tmp/t\xff1"))
+			data = bytes.Replace(data, []byte("state: ONLINE"), []byte("state: ON\x00LINE"), 1)
+		}
+		if err := os.WriteFile(filepath.Join(dir, e.Name()), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, errOut, code := runBinary(t, "--once", "--zpool.replay-dir="+dir)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	m := e2e.Parse(t, out)
+	for _, labels := range []map[string]string{
+		{"pool": "tank", "vdev": "/var/tmp/t\uFFFD1", "state": "online"},
+		{"pool": "tank", "vdev": "/var/tmp/zfs-fuse-replay/t2", "state": "online"},
+	} {
+		if v, ok := m.Get("zfs_vdev_state", labels); !ok || v != 1 {
+			t.Errorf("zfs_vdev_state%v = %v (present %v), want 1", labels, v, ok)
+		}
+	}
+	if v, ok := m.Get("zfs_pool_state", map[string]string{"pool": "backup", "state": "on\uFFFDline"}); !ok || v != 1 {
+		t.Errorf("backup's state with a NUL in it: %v (present %v), want on\uFFFDline", v, ok)
+	}
+	e2e.PromtoolCheck(t, out)
+}

@@ -1,0 +1,123 @@
+package collector
+
+import (
+	"fmt"
+	"maps"
+	"strings"
+
+	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
+)
+
+// Reasons a series is dropped before it leaves the exporter.
+const (
+	dropInvalid   = "invalid"   // the metric could not be built or written
+	dropDuplicate = "duplicate" // a series with the same name and labels was already sent
+)
+
+// exporterMetrics names the exporter's own metrics (sources, commands) in
+// zfs_exporter_dropped_series_total.
+const exporterMetrics = "exporter"
+
+var droppedSeriesDesc = desc("exporter", "dropped_series_total",
+	"Series dropped before they left the exporter, by the collector that made them: invalid (could not be built from what was read) or duplicate (a second series with the same labels in one scrape). Each drop is logged.",
+	"collector", "reason")
+
+// maxLoggedDrops bounds the dropped series remembered so that each is
+// logged once at warning level, not at every scrape.
+const maxLoggedDrops = 1000
+
+// admission checks every metric of one scrape on its way out: a metric that
+// cannot be written, or a series already sent, is dropped, counted and
+// logged. A bad value read off zpool then costs its own series, never the
+// scrape, which the registry fails as a whole on either.
+type admission struct {
+	e    *Exporter
+	out  chan<- prometheus.Metric
+	seen map[*prometheus.Desc]map[string]struct{}
+}
+
+func (e *Exporter) newAdmission(out chan<- prometheus.Metric) *admission {
+	return &admission{e: e, out: out, seen: map[*prometheus.Desc]map[string]struct{}{}}
+}
+
+// send passes m on unless it is invalid or a duplicate.
+func (a *admission) send(collector string, m prometheus.Metric) {
+	var pb dto.Metric
+	if err := m.Write(&pb); err != nil {
+		a.e.dropped(collector, dropInvalid, m.Desc(), err.Error())
+		return
+	}
+	var key strings.Builder
+	for _, l := range pb.GetLabel() {
+		key.WriteString(l.GetValue())
+		key.WriteByte(0xff) // never in a valid label value
+	}
+	series := a.seen[m.Desc()]
+	if series == nil {
+		series = map[string]struct{}{}
+		a.seen[m.Desc()] = series
+	}
+	if _, dup := series[key.String()]; dup {
+		a.e.dropped(collector, dropDuplicate, m.Desc(), seriesString(&pb))
+		return
+	}
+	series[key.String()] = struct{}{}
+	a.out <- m
+}
+
+// sendAll passes on what collect sends, as made by collector.
+func (a *admission) sendAll(collector string, collect func(chan<- prometheus.Metric)) {
+	ch := make(chan prometheus.Metric)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for m := range ch {
+			a.send(collector, m)
+		}
+	}()
+	collect(ch)
+	close(ch)
+	<-done
+}
+
+// dropped counts a dropped series, and logs it the first time it is seen.
+func (e *Exporter) dropped(collector, reason string, d *prometheus.Desc, what string) {
+	e.mu.Lock()
+	e.drops[dropKey{collector, reason}]++
+	key := collector + "\xff" + reason + "\xff" + d.String() + "\xff" + what
+	_, logged := e.loggedDrops[key]
+	if !logged && len(e.loggedDrops) < maxLoggedDrops {
+		e.loggedDrops[key] = struct{}{}
+	}
+	e.mu.Unlock()
+	log := e.logger.Debug
+	if !logged {
+		log = e.logger.Warn
+	}
+	log("series dropped", "collector", collector, "reason", reason, "metric", d.String(), "series", what)
+}
+
+type dropKey struct{ collector, reason string }
+
+// collectDrops sends the drop counts of every enabled collector, zeros
+// included, so that an alert on their increase sees the first drop.
+func (e *Exporter) collectDrops(ch chan<- prometheus.Metric) {
+	e.mu.Lock()
+	drops := maps.Clone(e.drops)
+	e.mu.Unlock()
+	for _, c := range append(e.Enabled(), exporterMetrics) {
+		for _, reason := range []string{dropDuplicate, dropInvalid} {
+			counter(ch, droppedSeriesDesc, drops[dropKey{c, reason}], c, reason)
+		}
+	}
+}
+
+// seriesString shows a series' labels as the exposition would.
+func seriesString(m *dto.Metric) string {
+	parts := make([]string, 0, len(m.GetLabel()))
+	for _, l := range m.GetLabel() {
+		parts = append(parts, fmt.Sprintf("%s=%q", l.GetName(), l.GetValue()))
+	}
+	return "{" + strings.Join(parts, ",") + "}"
+}
