@@ -53,7 +53,7 @@ func hostileReplay(t *testing.T, edits map[string][2]string) *runner.Replay {
 // JSON; the scrape keeps every series.
 func TestLabelValuesFromHostileBytes(t *testing.T) {
 	replay := hostileReplay(t, map[string][2]string{
-		"zpool_status.txt":             {"/var/tmp/zfs-fuse-replay/t1  ONLINE", "/var/tmp/t\xff1             onl\x00ine"},
+		"zpool_status.txt":              {"/var/tmp/zfs-fuse-replay/t1  ONLINE", "/var/tmp/t\xff1             onl\x00ine"},
 		"zpool_get_all_backup_tank.txt": {"backup  failmode       wait", "backup  failmode       w\xfe\xfft"},
 	})
 	e, _ := replayExporter(t, replay, 0)
@@ -177,4 +177,3 @@ func TestCollectOnceTurnsAPanicIntoAnError(t *testing.T) {
 		t.Fatalf("err = %v, want errPanic", err)
 	}
 }
-
