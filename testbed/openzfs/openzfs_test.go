@@ -61,11 +61,17 @@ func walk(t *testing.T, version string) {
 	// The guest is thrown away: power it off at once rather than wait
 	// for a shutdown that a pool left suspended (the pulled-disk scenario
 	// failing half-way) would hang.
+	// ZPE_WALK_RUN picks scenarios, as go test -run does (for example
+	// "TestWalk/duplicate"): the pools are created either way.
+	run := ""
+	if r := os.Getenv("ZPE_WALK_RUN"); r != "" {
+		run = "-test.run '" + strings.ReplaceAll(r, "'", "") + "' "
+	}
 	script := `#!/bin/sh
 cd /job
 # Binaries run from the guest's own disk: paging them in over 9p is slow.
 cp /job/zpool_exporter /job/zpool_bench /job/walk.test /usr/local/bin/
-/usr/local/bin/walk.test -test.v -test.timeout 45m -exporter /usr/local/bin/zpool_exporter -bench /usr/local/bin/zpool_bench -unit /job/zpool_exporter.service -capture /job/captures -expositions /job/expositions
+/usr/local/bin/walk.test -test.v -test.timeout 45m ` + run + `-exporter /usr/local/bin/zpool_exporter -bench /usr/local/bin/zpool_bench -unit /job/zpool_exporter.service -capture /job/captures -expositions /job/expositions
 rc=$?
 echo "$rc" >/job/exit
 sync

@@ -661,6 +661,8 @@ func TestWalk(t *testing.T) {
 		})
 	})
 
+	t.Run("duplicate vdev names", func(t *testing.T) { duplicateNames(t, e, mnt) })
+
 	t.Run("data and checksum errors", func(t *testing.T) {
 		pool := "one"
 		zpool(t, "create", "-f", "-o", "failmode=continue", "-O", "primarycache=metadata", "-m", filepath.Join(mnt, pool), pool, disk(20))
@@ -1018,4 +1020,97 @@ func diff(t *testing.T, an string, a map[string]float64, bn string, b map[string
 			t.Errorf("%s = %v from %s, missing from %s", k, v, bn, an)
 		}
 	}
+}
+
+// duplicateNames builds the layouts in which zpool prints one name for two
+// vdevs of a pool: two dRAID vdevs each using its distributed spare (two
+// spare-0) and two raidz1 vdevs each replacing its first disk (two
+// replacing-0, held by a suspended resilver). File vdevs leave the data
+// disks to the other scenarios.
+func duplicateNames(t *testing.T, e *e2e.Exporter, mnt string) {
+	dir, err := os.MkdirTemp("/var/tmp", "dup")
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := func(n int) string {
+		path := filepath.Join(dir, fmt.Sprintf("f%02d", n))
+		if _, err := os.Stat(path); err != nil {
+			f, err := os.Create(path)
+			if err == nil {
+				err = f.Truncate(256 << 20)
+				f.Close()
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		return path
+	}
+	create := func(pool string, vdevs ...string) {
+		zpool(t, append([]string{"create", "-f", "-m", filepath.Join(mnt, pool), pool}, vdevs...)...)
+		writeRandom(t, filepath.Join(mnt, pool, "data"), 8)
+		zpool(t, "sync", pool)
+	}
+	create("dupd", "draid1:2d:4c:1s", file(1), file(2), file(3), file(4), "draid1:2d:4c:1s", file(5), file(6), file(7), file(8))
+	defer zpool(t, "destroy", "-f", "dupd")
+	for _, r := range [][2]string{{file(1), "draid1-0-0"}, {file(5), "draid1-1-0"}} {
+		zpool(t, "offline", "-f", "dupd", r[0])
+		zpool(t, "replace", "dupd", r[0], r[1])
+	}
+	zpool(t, "wait", "-t", "resilver", "dupd")
+
+	create("dupr", "raidz1", file(9), file(10), file(11), "raidz1", file(12), file(13), file(14))
+	defer zpool(t, "destroy", "-f", "dupr")
+	setTunable(t, "zfs_scan_suspend_progress", "1") // the resilver waits: replacing-0 stays
+	zpool(t, "replace", "dupr", file(9), file(15))
+	zpool(t, "replace", "dupr", file(12), file(16))
+	capture(t, "10-duplicate-names")
+
+	m := e.Scrape(t)
+	keepExposition(t, e, "10-duplicate-names")
+	for _, want := range []struct{ pool, vdev, typ, parent string }{
+		{"dupd", "draid1:2d:4c:1s-0/spare-0", "spare", "draid1:2d:4c:1s-0"},
+		{"dupd", "draid1:2d:4c:1s-1/spare-0", "spare", "draid1:2d:4c:1s-1"},
+		{"dupd", "draid1-0-0", "dspare", "draid1:2d:4c:1s-0/spare-0"},
+		{"dupd", "draid1-1-0", "dspare", "draid1:2d:4c:1s-1/spare-0"},
+		{"dupd", file(1), "file", "draid1:2d:4c:1s-0/spare-0"},
+		{"dupr", "raidz1-0/replacing-0", "replacing", "raidz1-0"},
+		{"dupr", "raidz1-1/replacing-0", "replacing", "raidz1-1"},
+		{"dupr", file(15), "file", "raidz1-0/replacing-0"},
+		{"dupr", file(16), "file", "raidz1-1/replacing-0"},
+	} {
+		labels := map[string]string{"pool": want.pool, "vdev": want.vdev, "vdev_type": want.typ, "parent": want.parent}
+		if !is(m, "zfs_vdev_info", labels) {
+			t.Errorf("no zfs_vdev_info%v; the pool's vdevs: %v", labels, vdevNames(m, want.pool))
+		}
+	}
+	for _, labels := range []map[string]string{
+		{"pool": "dupd", "vdev": "draid1-0-0", "state": "inuse"},
+		{"pool": "dupd", "vdev": "draid1-1-0", "state": "inuse"},
+		{"pool": "dupd", "vdev": file(5), "state": "offline"},
+		{"pool": "dupr", "vdev": "raidz1-1/replacing-0", "state": "online"},
+	} {
+		if !is(m, "zfs_vdev_state", labels) {
+			t.Errorf("zfs_vdev_state%v != 1", labels)
+		}
+	}
+	if n := sum(m, "zfs_exporter_dropped_series_total", nil); n != 0 {
+		t.Errorf("%v series dropped, want none", n)
+	}
+	for _, c := range []string{"status", "properties", "vdev_io"} {
+		if v, _ := m.Get("zfs_exporter_collector_success", map[string]string{"collector": c}); v != 1 {
+			t.Errorf("collector %s failed", c)
+		}
+	}
+	setTunable(t, "zfs_scan_suspend_progress", "0")
+}
+
+// vdevNames lists the vdevs of a pool in zfs_vdev_info, for messages.
+func vdevNames(m e2e.Metrics, pool string) []string {
+	var names []string
+	for _, s := range m.Series("zfs_vdev_info", map[string]string{"pool": pool}) {
+		names = append(names, e2e.Label(s, "vdev")+"<"+e2e.Label(s, "parent"))
+	}
+	slices.Sort(names)
+	return names
 }
