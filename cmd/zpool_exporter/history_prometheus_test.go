@@ -19,7 +19,7 @@ func TestBenchmarkSourcePrometheus(t *testing.T) {
 	if testing.Short() {
 		t.Skip("takes about 15 s; skipped with -short")
 	}
-	prometheusBin := lookPath(t, "prometheus", "Debian package prometheus")
+	prometheusBin := lookPath(t, "prometheus", "prometheus")
 	dir := replayWithHostCPU(t)
 	args := []string{"--zpool.replay-dir=" + dir, "--zpool.iostat-interval=1s", "--web.enable-benchmark-api", "--no-collector.disk"}
 	nas, other := e2e.Start(t, exporterBin, nil, args...), e2e.Start(t, exporterBin, nil, args...)

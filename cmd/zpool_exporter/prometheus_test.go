@@ -35,10 +35,10 @@ const mixinDir = "../../dashboards/out"
 // webhook.
 func TestPrometheusDashboardsAndAlerts(t *testing.T) {
 	z := e2e.RequireZFSFuse(t)
-	prometheusBin := lookPath(t, "prometheus", "Debian package prometheus")
-	alertmanagerBin := lookPath(t, "prometheus-alertmanager", "Debian package prometheus-alertmanager")
-	losetup := lookPath(t, "losetup", "Debian package mount")
-	blockdev := lookPath(t, "blockdev", "Debian package util-linux")
+	prometheusBin := lookPath(t, "prometheus", "prometheus")
+	alertmanagerBin := lookPath(t, "prometheus-alertmanager", "prometheus-alertmanager")
+	losetup := lookPath(t, "losetup", "mount")
+	blockdev := lookPath(t, "blockdev", "util-linux")
 	began := time.Now()
 	phase := began
 	logPhase := func(what string) {
@@ -272,11 +272,13 @@ func drawDashboards(t *testing.T, p *prom, host string, began time.Time, dir str
 	t.Logf("dashboards drawn into %s", abs)
 }
 
+// lookPath finds a command, or skips the test (fails it in CI) naming the
+// Debian package that has it.
 func lookPath(t *testing.T, name, pkg string) string {
 	t.Helper()
 	path, err := exec.LookPath(name)
 	if err != nil {
-		e2e.SkipOrFail(t, "%s is not installed (%s)", name, pkg)
+		e2e.SkipOrFail(t, "%s is not installed (Debian package %s)", name, pkg)
 	}
 	return path
 }

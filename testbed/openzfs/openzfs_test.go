@@ -28,9 +28,9 @@ func TestOpenZFSWalk(t *testing.T) {
 	if os.Geteuid() != 0 {
 		e2e.SkipOrFail(t, "the OpenZFS test bed needs root (debootstrap, loop-free image build, qemu)")
 	}
-	for _, tool := range []string{"qemu-system-x86_64", "debootstrap", "mkfs.ext4"} {
+	for tool, pkg := range map[string]string{"qemu-system-x86_64": "qemu-system-x86", "debootstrap": "debootstrap", "mkfs.ext4": "e2fsprogs"} {
 		if _, err := exec.LookPath(tool); err != nil {
-			e2e.SkipOrFail(t, "%s is not installed (Debian packages qemu-system-x86, debootstrap, e2fsprogs)", tool)
+			e2e.SkipOrFail(t, "%s is not installed (Debian package %s)", tool, pkg)
 		}
 	}
 	versions := []string{"2.3"}
