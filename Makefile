@@ -37,7 +37,8 @@ test:
 	cd dashboards && $(GO) test -count=1 ./...
 	cd tests && $(GO) test -count=1 ./...
 
-# Everything, as CI runs it (root: installs and starts zfs-fuse).
+# Everything, as CI runs it (root: installs the packages of
+# scripts/test-packages.txt that are missing, starts zfs-fuse).
 test-all:
 	./scripts/test-all.sh
 

@@ -5,22 +5,28 @@
 # and alerts of real faults reaching a webhook through Alertmanager), the
 # dashboards and rules, the status page in headless Chromium, the compose
 # file and deployment configs, and the walk on real OpenZFS 2.3 in a qemu
-# guest. Run it as root on Debian: it installs zfs-fuse, prometheus
-# (promtool and the server), prometheus-alertmanager, chromium, qemu and
-# debootstrap when missing, starts the zfs-fuse daemon when none runs, and
-# stops the daemon again if it started it. ZPE_OPENZFS chooses the OpenZFS
-# versions of the walk (2.3 unless set; "none" leaves the walk out).
+# guest. Run it as root on Debian: it installs the packages of
+# scripts/test-packages.txt whose commands are missing (zfs-fuse,
+# prometheus, prometheus-alertmanager, chromium, libxml2-utils, qemu,
+# debootstrap...), starts the zfs-fuse daemon when none runs, and stops the
+# daemon again if it started it. ZPE_OPENZFS chooses the OpenZFS versions of
+# the walk (2.3 unless set; "none" leaves the walk out).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# A package is missing when one of its commands is; one that lists no
+# command, when dpkg does not have it installed.
 missing=()
-command -v zfs-fuse >/dev/null || missing+=(zfs-fuse)
-{ command -v promtool && command -v prometheus; } >/dev/null || missing+=(prometheus)
-command -v prometheus-alertmanager >/dev/null || missing+=(prometheus-alertmanager)
-command -v qemu-system-x86_64 >/dev/null || missing+=(qemu-system-x86)
-command -v debootstrap >/dev/null || missing+=(debootstrap)
-command -v mkfs.ext4 >/dev/null || missing+=(e2fsprogs)
-command -v chromium >/dev/null || missing+=(chromium)
+while read -r pkg commands; do
+	[[ -z $pkg || $pkg == \#* ]] && continue
+	if [ -z "$commands" ]; then
+		[ "$(dpkg-query -W -f='${db:Status-Status}' "$pkg" 2>/dev/null)" = installed ] || missing+=("$pkg")
+		continue
+	fi
+	for cmd in $commands; do
+		command -v "$cmd" >/dev/null || { missing+=("$pkg"); break; }
+	done
+done <scripts/test-packages.txt
 if ((${#missing[@]})); then
 	if [ "$(id -u)" != 0 ]; then
 		echo "test-all: ${missing[*]} missing; run as root to install them, or the tests that need them skip" >&2
