@@ -34,8 +34,10 @@ import (
 // CaptureFileName encodes it: "_" is a space and %XX a byte, so
 // zpool_status_-p.txt answers "zpool status -p". Unless the header says
 // otherwise, NAME.exit holds the exit status and NAME.stderr.txt the stderr.
-// A command without a capture fails with ErrNoCapture, as a command that
-// does not exist would, so capability detection falls back.
+// A line with "--" ahead of a pool's name is also answered by a capture of
+// the line without it. A command without a capture fails with
+// ErrNoCapture, as a command that does not exist would, so capability
+// detection falls back.
 //
 // Steps replay a scenario over time. When the directory holds numbered
 // subdirectories (000, 001, ...), each is a step; Advance, or
@@ -368,16 +370,34 @@ func (r *Replay) Advance() bool {
 	return true
 }
 
-// lookup finds the capture answering line in a step.
+// lookup finds the capture answering line in a step: the step's own, else
+// the directory's. A line whose options end with "--" is also answered by
+// a capture of the same line without it, as captures recorded before the
+// exporter wrote "--" ahead of the names it takes from zpool's output are.
 func (r *Replay) lookup(step int, line string) (capture, error) {
 	st := r.steps[step]
-	if c, ok := st.captures[line]; ok {
-		return c, nil
+	forms := []string{line}
+	if bare, ok := withoutOptionsEnd(line); ok {
+		forms = append(forms, bare)
 	}
-	if c, ok := r.base[line]; ok {
-		return c, nil
+	for _, caps := range []map[string]capture{st.captures, r.base} {
+		for _, l := range forms {
+			if c, ok := caps[l]; ok {
+				return c, nil
+			}
+		}
 	}
 	return capture{}, &Error{Command: line, ExitCode: -1, Err: fmt.Errorf("%w in replay directory %s", ErrNoCapture, st.dir)}
+}
+
+// withoutOptionsEnd returns line without its first "--" argument.
+func withoutOptionsEnd(line string) (string, bool) {
+	args := strings.Split(line, " ")
+	i := slices.Index(args, "--")
+	if i < 0 {
+		return "", false
+	}
+	return strings.Join(slices.Delete(args, i, i+1), " "), true
 }
 
 // result is what running a capture gives: its output, and an error like

@@ -138,6 +138,36 @@ func TestReplayMissingCapture(t *testing.T) {
 	}
 }
 
+// The exporter writes "--" ahead of the pool names it passes; captures
+// recorded without it still answer, and one recorded with it comes first.
+func TestReplayAnswersOptionsEndWithOlderCaptures(t *testing.T) {
+	r, _ := newReplay(t, map[string]string{
+		"zpool_get_-Hp_all_tank_all-vdevs.txt":      "old form\n",
+		"zpool_get_-Hp_all_backup_all-vdevs.txt":    "old form\n",
+		"zpool_get_-Hp_--_all_backup_all-vdevs.txt": "recorded with --\n",
+		"000/zdb_-C_tank.txt":                       "step\n",
+	}, ReplayOptions{})
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"get", "-Hp", "--", "all", "tank", "all-vdevs"}, "old form\n"},
+		{[]string{"get", "-Hp", "--", "all", "backup", "all-vdevs"}, "recorded with --\n"},
+		{[]string{"get", "-Hp", "all", "backup", "all-vdevs"}, "old form\n"},
+	} {
+		if got := mustRun(t, r, "zpool", tc.args...); got != tc.want {
+			t.Errorf("zpool %s = %q, want %q", strings.Join(tc.args, " "), got, tc.want)
+		}
+	}
+	if got := mustRun(t, r, "zdb", "-C", "--", "tank"); got != "step\n" {
+		t.Errorf("zdb -C -- tank in a step = %q", got)
+	}
+	_, err := r.Run(context.Background(), "zpool", "get", "-Hp", "--", "all", "nosuch", "all-vdevs")
+	if want := "zpool get -Hp -- all nosuch all-vdevs: no capture"; err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("no capture either way: %v, want an error naming the line asked", err)
+	}
+}
+
 func TestReplayRejectsBadDirectories(t *testing.T) {
 	for name, files := range map[string]map[string]string{
 		"bad exit header": {"a.txt": "# command: zpool list\n# exit: two\n# ---\n"},
