@@ -536,6 +536,9 @@ func (sc *Scrape) readProperties(ctx context.Context) ([]zpool.Property, error) 
 		if len(st.Pools) == 0 {
 			return nil, nil
 		}
+		// No "--" here: the zpools that take no -H (zfs-fuse, old
+		// Solaris) read get's arguments by position, without getopt, and
+		// take "--" for a pool's name.
 		args = []string{"get", "all"}
 		for _, p := range st.Pools {
 			args = append(args, p.Name)
@@ -561,7 +564,10 @@ func (sc *Scrape) VdevProperties(ctx context.Context, pool string) (props []zpoo
 	if known && !available {
 		return nil, false, nil
 	}
-	out, err := s.zpool(ctx, "get", "-Hp", "all", pool, "all-vdevs")
+	// The pool's name comes from zpool's output: "--" keeps it from being
+	// read as an option. It goes before the first operand, as getopt
+	// without glibc's reordering (FreeBSD, illumos) stops there.
+	out, err := s.zpool(ctx, "get", "-Hp", "--", "all", pool, "all-vdevs")
 	if !known {
 		if inconclusive(ctx, err) {
 			return nil, false, err

@@ -260,13 +260,15 @@ func commonAshift(vdevs []Vdev) (ashift int, ok bool, reason string) {
 
 // zdbAshift reads the top-level vdevs' ashift from `zdb -C`.
 func (r Reader) zdbAshift(ctx context.Context, cfg *Config) error {
-	out, err := r.run(ctx, r.Zdb, "-C", cfg.Pool)
+	// The pool's name comes from zpool's output: "--" keeps it from being
+	// read as an option.
+	out, err := r.run(ctx, r.Zdb, "-C", "--", cfg.Pool)
 	if err != nil {
 		return err
 	}
 	zc, err := ParseZdbConfig(bytes.NewReader(out))
 	if err != nil {
-		return fmt.Errorf("parsing `%s -C %s`: %w", r.Zdb, cfg.Pool, err)
+		return fmt.Errorf("parsing `%s -C -- %s`: %w", r.Zdb, cfg.Pool, err)
 	}
 	assignZdbAshift(cfg.Vdevs, zc.Vdevs)
 	return nil
@@ -347,11 +349,14 @@ func samePath(path, name string) bool {
 
 // datasetForms are the forms of `zfs get` for the root dataset's
 // properties, best first: exact values, then human-readable ones, then the
-// table of a zfs that takes no -H.
+// table of a zfs that takes no -H. Each ends its options with "--" before
+// the first operand, as getopt without glibc's reordering (FreeBSD,
+// illumos) stops there, so that the pool's name, from zpool's output, is
+// never read as an option; every zfs get parses its options with getopt.
 var datasetForms = [][]string{
-	{"get", "-Hp", "compression,recordsize"},
-	{"get", "-H", "compression,recordsize"},
-	{"get", "compression,recordsize"},
+	{"get", "-Hp", "--", "compression,recordsize"},
+	{"get", "-H", "--", "compression,recordsize"},
+	{"get", "--", "compression,recordsize"},
 }
 
 // readDataset reads compression and recordsize of the pool's root dataset.
