@@ -1,6 +1,7 @@
 package collector
 
 import (
+	"log/slog"
 	"time"
 
 	"github.com/zpool-exporter/zpool_exporter/collector/internal/runner"
@@ -16,9 +17,11 @@ func ExecRunner() (Runner, StreamFunc) {
 // ReplayRunner returns a runner that serves captured outputs from dir
 // instead of running commands, and its stream starter. A directory of
 // numbered steps moves to the next step every step (looping), and its
-// streams repeat their capture every streamEvery, as zpool iostat would.
-func ReplayRunner(dir string, step, streamEvery time.Duration) (Runner, StreamFunc, error) {
-	r, err := runner.NewReplayWithOptions(dir, runner.ReplayOptions{StepEvery: step, Loop: true, StreamEvery: streamEvery})
+// streams repeat their capture every streamEvery, as zpool iostat would,
+// from a capture at another interval when there is none at the one asked
+// (logged once to logger; nil discards).
+func ReplayRunner(dir string, step, streamEvery time.Duration, logger *slog.Logger) (Runner, StreamFunc, error) {
+	r, err := runner.NewReplayWithOptions(dir, runner.ReplayOptions{StepEvery: step, Loop: true, StreamEvery: streamEvery, Logger: logger})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -241,7 +241,7 @@ func buildExporter(o options, logger *slog.Logger) (*collector.Exporter, []sampl
 	)
 	if o.replayDir != "" {
 		var err error
-		if run, stream, err = collector.ReplayRunner(o.replayDir, o.replayStep, o.iostatInterval); err != nil {
+		if run, stream, err = collector.ReplayRunner(o.replayDir, o.replayStep, o.iostatInterval, logger); err != nil {
 			return nil, nil, err
 		}
 		logger.Info("serving captured zpool outputs instead of running zpool", "dir", o.replayDir)

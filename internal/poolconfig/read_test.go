@@ -82,7 +82,7 @@ func fakeProc(t *testing.T, comm string) string {
 // pools of file vdevs on zfs-fuse 0.7.0 (pool version 23).
 func zfsFuseReader(t *testing.T, daemon bool, refuse ...string) Reader {
 	t.Helper()
-	run, _, err := collector.ReplayRunner("testdata/zfs-fuse", 0, 0)
+	run, _, err := collector.ReplayRunner("testdata/zfs-fuse", 0, 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,7 +13,7 @@ import (
 // outputs in dir.
 func Exporter(t testing.TB, dir string, enabled ...string) *collector.Exporter {
 	t.Helper()
-	run, _, err := collector.ReplayRunner(dir, 0, 0)
+	run, _, err := collector.ReplayRunner(dir, 0, 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

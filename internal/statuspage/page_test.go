@@ -23,7 +23,7 @@ import (
 // replayRead reads through real collectors over a replay directory.
 func replayRead(t *testing.T, dir string) ReadFunc {
 	t.Helper()
-	run, _, err := collector.ReplayRunner(dir, 0, 0)
+	run, _, err := collector.ReplayRunner(dir, 0, 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -51,7 +53,8 @@ type Replay struct {
 	began time.Time
 
 	mu       sync.Mutex
-	advanced int // Advance calls
+	advanced int             // Advance calls
+	told     map[string]bool // streams replayed from another interval, logged
 	stats    statsTable
 }
 
@@ -71,6 +74,9 @@ type ReplayOptions struct {
 	// again every StreamEvery, as a sampler writes one report per interval.
 	// Otherwise a stream writes a step's capture once, when the step begins.
 	StreamEvery time.Duration
+	// Logger hears, once per command line, of a stream replayed from a
+	// capture at another interval; nil discards.
+	Logger *slog.Logger
 	// Now replaces the clock in tests.
 	Now func() time.Time
 }
@@ -98,7 +104,10 @@ func NewReplayWithOptions(dir string, opts ReplayOptions) (*Replay, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	r := &Replay{dir: dir, opts: opts, began: opts.Now()}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	r := &Replay{dir: dir, opts: opts, began: opts.Now(), told: map[string]bool{}}
 	var err error
 	if len(opts.Scenarios) > 0 {
 		err = r.loadScenarios()
@@ -390,6 +399,68 @@ func (r *Replay) lookup(step int, line string) (capture, error) {
 	return capture{}, &Error{Command: line, ExitCode: -1, Err: fmt.Errorf("%w in replay directory %s", ErrNoCapture, st.dir)}
 }
 
+// lookupStream finds the capture a stream of line replays, and the line it
+// was captured as. Without a capture of line itself, one of the same
+// command at another interval (its last argument) serves, the nearest
+// interval first: a replay writes a stream's reports at its own pace
+// (ReplayOptions.StreamEvery) whatever interval they were recorded at, and
+// a demo should not need its captures recorded at the interval the
+// exporter happens to ask for.
+func (r *Replay) lookupStream(step int, line string) (capture, string, error) {
+	c, err := r.lookup(step, line)
+	if err == nil {
+		return c, line, nil
+	}
+	cmd, interval, ok := splitInterval(line)
+	if !ok {
+		return capture{}, "", err
+	}
+	for _, caps := range []map[string]capture{r.steps[step].captures, r.base} {
+		best, bestGap := "", math.Inf(1)
+		for l := range caps {
+			other, at, ok := splitInterval(l)
+			if gap := math.Abs(at - interval); ok && other == cmd && (gap < bestGap || gap == bestGap && l < best) {
+				best, bestGap = l, gap
+			}
+		}
+		if best != "" {
+			return caps[best], best, nil
+		}
+	}
+	return capture{}, "", err
+}
+
+// splitInterval splits a streamed command line into the command and its
+// interval in seconds, the last argument ("zpool iostat -v 10", "iostat
+// -x -w 0.5").
+func splitInterval(line string) (cmd string, seconds float64, ok bool) {
+	i := strings.LastIndexByte(line, ' ')
+	if i < 0 || strings.Trim(line[i+1:], "0123456789.") != "" {
+		return "", 0, false
+	}
+	v, err := strconv.ParseFloat(line[i+1:], 64)
+	if err != nil || v <= 0 {
+		return "", 0, false
+	}
+	return line[:i], v, true
+}
+
+// tellStream logs, once per line, that a stream replays a capture of
+// another command line.
+func (r *Replay) tellStream(line, served string, c capture) {
+	if served == line {
+		return
+	}
+	r.mu.Lock()
+	told := r.told[line]
+	r.told[line] = true
+	r.mu.Unlock()
+	if !told {
+		r.opts.Logger.Info("replaying a stream from the capture of the same command at another interval; its reports go out at the stream's own pace",
+			"command", line, "capture", served, "file", c.file)
+	}
+}
+
 // withoutOptionsEnd returns line without its first "--" argument.
 func withoutOptionsEnd(line string) (string, bool) {
 	args := strings.Split(line, " ")
@@ -434,15 +505,17 @@ const replayPoll = 20 * time.Millisecond
 
 // StartStream streams the capture of the command line: the current step's
 // at once, then each new step's when the step begins (and again every
-// ReplayOptions.StreamEvery). The stream stays open until ctx ends or it is
-// closed, as a sampler's would, and ends with the capture's error when its
-// exit status is not zero or a step has no capture of the command.
+// ReplayOptions.StreamEvery). Without a capture of the line, one of the
+// same command at another interval serves. The stream stays open until ctx
+// ends or it is closed, as a sampler's would, and ends with the capture's
+// error when its exit status is not zero or a step has no capture of the
+// command.
 func (r *Replay) StartStream(ctx context.Context, name string, args ...string) (io.ReadCloser, error) {
 	line := CommandLine(name, args...)
 	if err := ctx.Err(); err != nil {
 		return nil, &Error{Command: line, ExitCode: -1, Err: err}
 	}
-	if _, err := r.lookup(r.Step(), line); err != nil {
+	if _, _, err := r.lookupStream(r.Step(), line); err != nil {
 		r.stats.started(line)
 		r.stats.finished(line, 0, err)
 		return nil, err
@@ -512,8 +585,9 @@ func (r *Replay) feed(ctx context.Context, s *replayStream, w *io.PipeWriter, li
 // which samplers skip; after that the later reports in turn, never that
 // first one again, on a step change too (the real stream goes on).
 func (r *Replay) writeReport(w *io.PipeWriter, step int, line string, first bool, next *int) bool {
-	c, err := r.lookup(step, line)
+	c, served, err := r.lookupStream(step, line)
 	if err == nil {
+		r.tellStream(line, served, c)
 		_, err = c.result(line)
 		out := c.stdout
 		if reports := splitReports(out); r.opts.StreamEvery > 0 && len(reports) > 1 {

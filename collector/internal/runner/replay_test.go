@@ -1,9 +1,11 @@
 package runner
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
@@ -283,6 +285,50 @@ func TestReplayStreamRepeatsAndStops(t *testing.T) {
 	_, err = io.Copy(io.Discard, rc)
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("end of a cancelled stream: %v, want context.Canceled", err)
+	}
+}
+
+// A stream asked at an interval the replay has no capture of replays the
+// same command captured at the nearest other interval, at the stream's own
+// pace, and says so once.
+func TestReplayStreamAtAnotherInterval(t *testing.T) {
+	var logs bytes.Buffer
+	r, _ := newReplay(t, map[string]string{
+		"zpool_iostat_-v_1.txt":    "   capacity\nsince import\n   capacity\nat 1\n",
+		"zpool_iostat_-v_5.txt":    "   capacity\nsince import\n   capacity\nat 5\n",
+		"zpool_iostat_-v_-p_1.txt": "   capacity\nexact\n",
+		"iostat_-xnc_1.txt":        "disks\n",
+	}, ReplayOptions{StreamEvery: 10 * time.Millisecond, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	rc, err := r.StartStream(context.Background(), "zpool", "iostat", "-v", "10")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rc.Close()
+	readReport(t, rc, "   capacity\nsince import\n   capacity\nat 5\n")
+	for range 3 {
+		readReport(t, rc, "   capacity\nat 5\n")
+	}
+	for _, args := range [][]string{{"-v", "1"}, {"-v", "0.5"}} {
+		rc, err := r.StartStream(context.Background(), "zpool", append([]string{"iostat"}, args...)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		readReport(t, rc, "   capacity\nsince import\n   capacity\nat 1\n")
+		rc.Close()
+	}
+	for _, line := range []string{"zpool iostat -v -p -j 10", "zpool iostat -v", "iostat -xn 10"} {
+		f := strings.Fields(line)
+		if _, err := r.StartStream(context.Background(), f[0], f[1:]...); !errors.Is(err, ErrNoCapture) {
+			t.Errorf("%s: %v, want ErrNoCapture: another command, not another interval", line, err)
+		}
+	}
+	// A command line is never answered from another interval outside a
+	// stream.
+	if _, err := r.Run(context.Background(), "zpool", "iostat", "-v", "10"); !errors.Is(err, ErrNoCapture) {
+		t.Errorf("Run of zpool iostat -v 10: %v, want ErrNoCapture", err)
+	}
+	if n := strings.Count(logs.String(), "level=INFO"); n != 2 || !strings.Contains(logs.String(), `command="zpool iostat -v 10" capture="zpool iostat -v 5"`) {
+		t.Errorf("log, want one line for each of -v 10 and -v 0.5:\n%s", logs.String())
 	}
 }
 
