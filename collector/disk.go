@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"sync"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/procfs/blockdevice"
@@ -45,6 +46,7 @@ type diskCollector struct {
 	sysRoot  string
 	all      bool
 	resolver diskResolver
+	joins    lastJoins
 	logger   *slog.Logger
 }
 
@@ -68,19 +70,19 @@ func (c *diskCollector) Update(ctx context.Context, s *Scrape, ch chan<- prometh
 		return err
 	}
 	devs := newDiskIndex(stats)
-	st, err := s.Status(ctx)
-	if err != nil {
-		return fmt.Errorf("cannot join disks to vdevs: %w", err)
-	}
+	st, statusErr := s.Status(ctx)
+	resolve := func(v *zpool.Vdev) (string, error) { return c.resolver.resolve(v, devs) }
+	pools, joined := c.joins.join(st, statusErr, c.logger, resolve)
 	used := map[string]bool{}
-	for _, p := range st.Pools {
-		resolve := func(v *zpool.Vdev) (string, error) { return c.resolver.resolve(v, devs) }
-		for _, j := range joinLeaves(p, c.logger, resolve) {
-			collectDisk(ch, devs.stats[j.device], j.device, p.Name, j.vdev)
-			used[j.device] = true
+	for _, p := range pools {
+		for _, j := range p.joins {
+			if d, ok := devs.stats[j.device]; ok { // a remembered disk may be gone
+				collectDisk(ch, d, j.device, p.pool, j.vdev)
+				used[j.device] = true
+			}
 		}
 	}
-	if c.all {
+	if c.all || !joined {
 		for _, d := range stats {
 			name := d.DeviceName
 			if used[name] || isVirtualDisk(name) || c.resolver.isPartition(name, devs) {
@@ -115,6 +117,48 @@ func (c *diskCollector) readDiskstats() ([]blockdevice.Diskstats, error) {
 
 // diskJoin is a leaf vdev and the disk under it.
 type diskJoin struct{ device, vdev string }
+
+// poolJoins is the disks under one pool's leaves.
+type poolJoins struct {
+	pool  string
+	joins []diskJoin
+}
+
+// lastJoins keeps the joins of the last scrape whose zpool status could be
+// read. A disk's figures need no pool: when status fails, the disks are
+// still reported, under the pool and vdev labels they last had, so that
+// their series go on instead of ending and starting again under other
+// labels. zfs_exporter_source_up{source="zpool_status"} tells that the
+// join is not fresh.
+type lastJoins struct {
+	mu     sync.Mutex
+	pools  []poolJoins
+	joined bool
+}
+
+// join joins the disks to the leaves of every pool of st, with resolve.
+// When status failed (statusErr), it returns the last joins instead, and
+// joined is false if there were none: the caller then reports every disk
+// without pool and vdev.
+func (l *lastJoins) join(st *zpool.Status, statusErr error, logger *slog.Logger, resolve func(*zpool.Vdev) (string, error)) (pools []poolJoins, joined bool) {
+	if statusErr != nil {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		if l.joined {
+			logger.Debug("zpool status failed; disks keep the pool and vdev labels of the last join", "err", statusErr)
+		} else {
+			logger.Debug("zpool status failed and never worked; disks are reported without pool and vdev", "err", statusErr)
+		}
+		return l.pools, l.joined
+	}
+	for _, p := range st.Pools {
+		pools = append(pools, poolJoins{pool: p.Name, joins: joinLeaves(p, logger, resolve)})
+	}
+	l.mu.Lock()
+	l.pools, l.joined = pools, true
+	l.mu.Unlock()
+	return pools, true
+}
 
 // joinLeaves finds the disk under each leaf of the pool with resolve,
 // once per leaf name: an active hot spare is printed twice. A leaf that

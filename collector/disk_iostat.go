@@ -468,6 +468,7 @@ type iostatDiskCollector struct {
 	sampler  *OSIostatSampler
 	all      bool
 	resolver iostatDiskResolver
+	joins    lastJoins
 	runner   Runner // runs glabel on FreeBSD
 	logger   *slog.Logger
 }
@@ -530,26 +531,31 @@ func (c *iostatDiskCollector) Update(ctx context.Context, s *Scrape, ch chan<- p
 		}
 		return ErrNoData // iostat has not finished its first interval
 	}
-	st, err := s.Status(ctx)
-	if err != nil {
-		return fmt.Errorf("cannot join disks to vdevs: %w", err)
-	}
+	st, statusErr := s.Status(ctx)
 	if c.resolver.os == "freebsd" && c.runner != nil {
 		c.resolver.provider = c.glabelProviders(ctx)
 	}
+	resolve := func(v *zpool.Vdev) (string, error) { return c.resolve(v, disks) }
+	joinedPools, joined := c.joins.join(st, statusErr, c.logger, resolve)
 	pools := map[string]bool{}
 	used := map[string]bool{}
-	for _, p := range st.Pools {
-		pools[p.Name] = true
-		resolve := func(v *zpool.Vdev) (string, error) { return c.resolve(v, disks) }
-		for _, j := range joinLeaves(p, c.logger, resolve) {
-			collectIostatDisk(ch, disks[j.device], fresh, j.device, p.Name, j.vdev)
-			used[j.device] = true
+	for _, p := range joinedPools {
+		pools[p.pool] = true
+		for _, j := range p.joins {
+			if d, ok := disks[j.device]; ok { // a remembered disk may be gone
+				collectIostatDisk(ch, d, fresh, j.device, p.pool, j.vdev)
+				used[j.device] = true
+			}
 		}
 	}
-	if c.all {
+	if c.all || !joined {
 		for _, name := range slices.Sorted(maps.Keys(disks)) {
 			if used[name] || isIostatPseudoDevice(name, pools) {
+				continue
+			}
+			// Without any join the pools are unknown, and illumos lists
+			// them among the devices: only rows named as disks are taken.
+			if disk, ok := iostatDiskOf(c.resolver.os, name); !joined && (!ok || disk != name) {
 				continue
 			}
 			used[name] = true

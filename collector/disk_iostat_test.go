@@ -653,6 +653,36 @@ func TestIostatDiskCollectorWithoutData(t *testing.T) {
 	}
 }
 
+// As on Linux, iostat's disks are still reported when zpool status fails:
+// under the labels of the last join, or before any without pool and vdev.
+func TestIostatDiskCollectorWhenStatusFails(t *testing.T) {
+	s := newTestOSSampler("illumos", 10*time.Second)
+	consumeAll(t, s, fixture(t, "illumos-iostat-xnc-10.txt"))
+	var logs bytes.Buffer
+	e := iostatExporter(t, "illumos", s, false, &logs)
+	statusErr := errors.New("zpool status: timed out")
+	status := parseStatusFile(t, filepath.Join("testdata", "disk-iostat", "illumos-zpool-status.txt"))
+	success := func(fams []*dto.MetricFamily) float64 {
+		v, _ := value(fams, "zfs_exporter_collector_success", map[string]string{"collector": "disk"})
+		return v
+	}
+
+	fams := gatherFrom(t, failedStatus{e, statusErr})
+	got := diskSeries(fams, "zfs_disk_read_operations_total")
+	want := []string{"c0t5000C5003340F9A7d0  ", "c0t5000C50033411F3Bd0  ", "c0t5000C500335DC60Fd0  ", "c0t5000C500335E0A11d0  ",
+		"c0t5000C500335F95E3d0  ", "c1t0d0  ", "c2t0d0  ", "c3t0d0  "} // not the pools rpool and tank, which iostat lists too
+	if success(fams) != 1 || !slices.Equal(got, want) {
+		t.Errorf("status failing from the start: success %v, series %q; want every disk without pool and vdev %q\n%s", success(fams), got, want, logs.String())
+	}
+
+	joined := diskSeries(gatherFrom(t, fixedStatus{e, status}), "zfs_disk_read_operations_total")
+	fams = gatherFrom(t, failedStatus{e, statusErr})
+	got = diskSeries(fams, "zfs_disk_read_operations_total")
+	if success(fams) != 1 || len(got) == 0 || !slices.Equal(got, joined) {
+		t.Errorf("status failing after a join: success %v, series %q, want those of the join %q", success(fams), got, joined)
+	}
+}
+
 // The disk collector reads diskstats on Linux and the iostat sampler on
 // illumos, Solaris and FreeBSD, whichever the host.
 func TestDiskCollectorChoosesItsSource(t *testing.T) {

@@ -76,6 +76,21 @@ func (f fixedStatus) Collect(ch chan<- prometheus.Metric) {
 	f.e.ScraperFor(context.Background(), scrape).Collect(ch)
 }
 
+// failedStatus runs the exporter's collectors on a scrape whose zpool
+// status failed with err.
+type failedStatus struct {
+	e   *Exporter
+	err error
+}
+
+func (f failedStatus) Describe(chan<- *prometheus.Desc) {}
+
+func (f failedStatus) Collect(ch chan<- prometheus.Metric) {
+	scrape := f.e.source.NewScrape()
+	scrape.statusOnce.Do(func() { scrape.statusErr = f.err })
+	f.e.ScraperFor(context.Background(), scrape).Collect(ch)
+}
+
 func diskExporter(t *testing.T, all bool, logs *bytes.Buffer) *Exporter {
 	t.Helper()
 	devRoot, sysRoot := diskTree(t)
@@ -220,14 +235,45 @@ func TestDiskCollectorErrors(t *testing.T) {
 		t.Errorf("unreadable diskstats: error %v is not a failure naming the file", err)
 	}
 
-	// zpool status failing fails the join.
-	src = NewSource(SourceConfig{Runner: nopRunner{}, ProcRoot: "testdata/disk-linux/proc", SysRoot: sysRoot, DevRoot: devRoot}, logger)
-	c, _ = newDiskCollector(src, logger)
-	if err := c.Update(context.Background(), src.NewScrape(), ch); err == nil || !strings.Contains(err.Error(), "vdev") {
-		t.Errorf("zpool status failing: error %v", err)
-	}
 	if len(ch) != 0 {
 		t.Errorf("%d metrics sent by failed updates", len(ch))
+	}
+}
+
+// A disk's figures need no pool: when zpool status fails, the disks are
+// still reported and the collector succeeds. Disks joined in an earlier
+// scrape keep their pool and vdev labels, so that their series go on;
+// before any join, every physical disk is reported without them, as with
+// DiskAll.
+func TestDiskCollectorWhenStatusFails(t *testing.T) {
+	var logs bytes.Buffer
+	e := diskExporter(t, false, &logs)
+	statusErr := errors.New("zpool status: timed out")
+	success := func(fams []*dto.MetricFamily) float64 {
+		v, _ := value(fams, "zfs_exporter_collector_success", map[string]string{"collector": "disk"})
+		return v
+	}
+
+	fams := gatherFrom(t, failedStatus{e, statusErr})
+	got := diskSeries(fams, "zfs_disk_read_operations_total")
+	want := []string{"nvme0n1  ", "sda  ", "sdb  ", "sdc  ", "sdd  ", "sde  ", "sdf  ", "sdg  ", "vdb  ", "vdc  "}
+	if success(fams) != 1 || strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("status failing from the start: success %v, series\n%s\nwant every disk without pool and vdev:\n%s\nlog:\n%s",
+			success(fams), strings.Join(got, "\n"), strings.Join(want, "\n"), logs.String())
+	}
+
+	joined := diskSeries(gatherFrom(t, fixedStatus{e, diskTestStatus()}), "zfs_disk_read_operations_total")
+	fams = gatherFrom(t, failedStatus{e, statusErr})
+	got = diskSeries(fams, "zfs_disk_read_operations_total")
+	if success(fams) != 1 || len(got) != 11 || strings.Join(got, "\n") != strings.Join(joined, "\n") {
+		t.Errorf("status failing after a join: success %v, series\n%s\nwant those of the join:\n%s",
+			success(fams), strings.Join(got, "\n"), strings.Join(joined, "\n"))
+	}
+	if v, ok := value(fams, "zfs_disk_read_operations_total", map[string]string{"device": "sdb", "pool": "tank"}); !ok || v != 17755 {
+		t.Errorf("sdb's reads under tank = %v (present %v), want 17755 from diskstats", v, ok)
+	}
+	if strings.Contains(logs.String(), "level=ERROR") || strings.Contains(logs.String(), "level=WARN") {
+		t.Errorf("the disk collector logged above debug; the status collector reports the failure:\n%s", logs.String())
 	}
 }
 
