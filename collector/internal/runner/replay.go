@@ -381,8 +381,8 @@ func (r *Replay) Advance() bool {
 
 // lookup finds the capture answering line in a step: the step's own, else
 // the directory's. A line whose options end with "--" is also answered by
-// a capture of the same line without it, as captures recorded before the
-// exporter wrote "--" ahead of the names it takes from zpool's output are.
+// a capture of the same line without it, so that recordings made without
+// the "--" keep replaying.
 func (r *Replay) lookup(step int, line string) (capture, error) {
 	st := r.steps[step]
 	forms := []string{line}
