@@ -88,6 +88,7 @@ type stream struct {
 	stopc     chan error    // Close asks watch to stop the command
 	done      chan struct{} // closed when the command ended and err is set
 	err       error         // how the command ended; nil for exit status 0
+	unreaped  bool          // killed, but not reaped within the kill grace
 	closeOnce sync.Once
 }
 
@@ -105,7 +106,11 @@ func (st *stream) watch(ctx context.Context) {
 	if cause != nil {
 		st.p.kill()
 		reaped = st.p.waitExit(st.e.grace)
-		st.err = &Error{Command: st.s.line, ExitCode: -1, Stderr: st.stderr.String(), Err: fmt.Errorf("stopped: %w", cause)}
+		err := fmt.Errorf("stopped: %w", cause)
+		if !reaped {
+			err = fmt.Errorf("%w; killed process group %d, which has not exited %s later", err, st.p.pid, st.e.grace)
+		}
+		st.err = &Error{Command: st.s.line, ExitCode: -1, Stderr: st.stderr.String(), Err: err}
 		st.e.stats.finished(st.s.line, time.Since(st.start), nil) // stopped on purpose: not a failure
 	} else {
 		_, st.err = exitResult(st.s.line, st.p.err, nil, st.stderr.String())
@@ -114,6 +119,7 @@ func (st *stream) watch(ctx context.Context) {
 	st.e.mu.Lock()
 	st.e.settle(st.s, reaped)
 	st.e.mu.Unlock()
+	st.unreaped = !reaped
 	close(st.done)
 }
 
@@ -131,7 +137,9 @@ func (st *stream) Read(b []byte) (int, error) {
 }
 
 // Close stops the command, if it still runs, and waits for it to be reaped,
-// at most for the kill grace period.
+// at most for the kill grace period. The error says when a killed command
+// has not exited by then (stuck in the kernel): the caller cannot end it,
+// and its command line stays taken until it exits.
 func (st *stream) Close() error {
 	st.closeOnce.Do(func() {
 		select {
@@ -141,5 +149,8 @@ func (st *stream) Close() error {
 		<-st.done
 		st.r.Close()
 	})
+	if st.unreaped {
+		return st.err
+	}
 	return nil
 }

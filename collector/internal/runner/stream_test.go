@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -157,5 +158,67 @@ func TestSuperviseRestartsStream(t *testing.T) {
 	}
 	if n := countLines(t, filepath.Join(dir, "starts")); n != 3 {
 		t.Errorf("%d processes started, want 3", n)
+	}
+}
+
+// A stream whose killed process cannot be reaped (stuck in the kernel)
+// must not hold up Close, which says so; the command line stays taken
+// until the process exits. As in TestRunRefusesWhileKilledProcessIsNotReaped,
+// the test delays Wait.
+func TestStreamCloseReportsUnreapedProcess(t *testing.T) {
+	standIn(t, "zpool", `echo ready; sleep 1000`)
+	e := NewExec(ExecOptions{KillGrace: 100 * time.Millisecond})
+	reap := make(chan struct{})
+	e.wait = func(cmd *exec.Cmd) error {
+		<-reap
+		return cmd.Wait()
+	}
+	t.Cleanup(func() {
+		select {
+		case <-reap:
+		default:
+			close(reap)
+		}
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	rc, err := e.StartStream(ctx, "zpool", "iostat", "-v", "10")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if line, err := bufio.NewReader(rc).ReadString('\n'); err != nil || line != "ready\n" {
+		t.Fatalf("first line = %q, %v", line, err)
+	}
+	cancel()
+	start := time.Now()
+	err = rc.Close()
+	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "which has not exited 100ms later") {
+		t.Errorf("Close = %v, want an error saying the killed process has not exited", err)
+	}
+	if took := time.Since(start); took > 2*time.Second {
+		t.Errorf("Close took %s, want about the 100ms grace", took)
+	}
+	if err2 := rc.Close(); err2 == nil || err2.Error() != err.Error() {
+		t.Errorf("second Close = %v, want the same error", err2)
+	}
+	if st := e.Stats()["zpool iostat -v 10"]; !st.StillRunning || st.Failures != 0 {
+		t.Errorf("stats = %+v, want still running, and no failure", st)
+	}
+
+	close(reap)
+	deadline := time.Now().Add(2 * time.Second)
+	for e.Stats()["zpool iostat -v 10"].StillRunning {
+		if time.Now().After(deadline) {
+			t.Fatal("still running after the process was reaped")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	// A stream closed once its process was reaped reports nothing.
+	rc, err = e.StartStream(timeout(t, 5*time.Second), "zpool", "iostat", "-v", "10")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := rc.Close(); err != nil {
+		t.Errorf("Close of a reaped stream = %v, want nil", err)
 	}
 }
