@@ -145,6 +145,9 @@ func (s *OSIostatSampler) Need() { s.needOnce.Do(func() { close(s.needed) }) }
 
 // Run samples, from the first call of Need until ctx ends, restarting the
 // stream with back-off when iostat exits or prints something unreadable.
+// It returns once the stream's process has been killed and reaped, or
+// given up on after the runner's kill grace, so that a caller that waits
+// for Run leaves no iostat behind.
 func (s *OSIostatSampler) Run(ctx context.Context) {
 	select {
 	case <-ctx.Done():
@@ -232,7 +235,11 @@ func (s *OSIostatSampler) runStream(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	defer out.Close()
+	defer func() {
+		if err := out.Close(); err != nil {
+			s.logger.Warn("iostat was killed but has not exited (stuck in the kernel?); no stream starts again until it does", "err", err)
+		}
+	}()
 	s.setRunning(true)
 	defer s.setRunning(false)
 	if err := s.consume(out); err != nil {

@@ -900,3 +900,22 @@ func FuzzOSIostatSampler(f *testing.F) {
 		}
 	})
 }
+
+// Run returns only once it has closed its stream, as the zpool iostat
+// sampler's does (TestSamplerRunEndsItsStream).
+func TestOSIostatSamplerRunEndsItsStream(t *testing.T) {
+	stream, started := unreapedStreams()
+	var log bytes.Buffer
+	s := NewOSIostatSampler("illumos", 10*time.Second, stream, nopRunner{}, slog.New(slog.NewTextHandler(&log, nil)))
+	s.args = []string{"-xnc", "10"} // detected already
+	st := runUntilCanceled(t, s, started)
+	if !st.closed.Load() {
+		t.Errorf("Run returned without closing its stream")
+	}
+	if st.line != "iostat -xnc 10" {
+		t.Errorf("stream %q, want iostat -xnc 10", st.line)
+	}
+	if !strings.Contains(log.String(), "has not exited") || !strings.Contains(log.String(), "process group 42") {
+		t.Errorf("log does not tell of the process that could not be ended:\n%s", &log)
+	}
+}

@@ -74,6 +74,9 @@ func (s *IostatSampler) Need() { s.needOnce.Do(func() { close(s.needed) }) }
 
 // Run samples, from the first call of Need until ctx ends, restarting the
 // stream with back-off when zpool exits or prints something unreadable.
+// It returns once the stream's process has been killed and reaped, or
+// given up on after the runner's kill grace, so that a caller that waits
+// for Run leaves no zpool behind.
 func (s *IostatSampler) Run(ctx context.Context) {
 	select {
 	case <-ctx.Done():
@@ -105,7 +108,11 @@ func (s *IostatSampler) runStream(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	defer out.Close()
+	defer func() {
+		if err := out.Close(); err != nil {
+			s.logger.Warn("zpool iostat was killed but has not exited (stuck in the kernel on a suspended pool?); no stream starts again until it does", "err", err)
+		}
+	}()
 	s.setRunning(true)
 	defer s.setRunning(false)
 	go func() {

@@ -1,14 +1,19 @@
 package collector
 
 import (
+	"bytes"
+	"context"
+	"errors"
 	"io"
 	"log/slog"
 	"math"
 	"os"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/zpool-exporter/zpool_exporter/collector/internal/runner"
 	"github.com/zpool-exporter/zpool_exporter/internal/sample"
 )
 
@@ -130,5 +135,87 @@ func TestSamplerTakesTheStreamsPeriod(t *testing.T) {
 	}
 	if got, want := leafWrite(t, s, "cmirror", leaf), (12.4*2.3+10.5*1.2)*(1<<20); math.Abs(got-want) > 1 {
 		t.Errorf("with the second report 2.3 s after the first, m1 write bytes = %v, want %v", got, want)
+	}
+}
+
+// unreapedStream is a stream whose killed process cannot be reaped (stuck
+// in the kernel): reading ends with ctx, and Close says what it could not
+// end, as the runner's streams do.
+type unreapedStream struct {
+	ctx    context.Context
+	line   string
+	closed atomic.Bool
+}
+
+func (s *unreapedStream) Read([]byte) (int, error) {
+	<-s.ctx.Done()
+	return 0, s.ctx.Err()
+}
+
+func (s *unreapedStream) Close() error {
+	s.closed.Store(true)
+	return &runner.Error{Command: s.line, ExitCode: -1, Err: errors.New("stopped: context canceled; killed process group 42, which has not exited 1s later")}
+}
+
+// unreapedStreams is a StreamFunc of unreapedStreams, which it hands out
+// on the channel as they start.
+func unreapedStreams() (StreamFunc, <-chan *unreapedStream) {
+	started := make(chan *unreapedStream, 1)
+	return func(ctx context.Context, name string, args ...string) (io.ReadCloser, error) {
+		s := &unreapedStream{ctx: ctx, line: runner.CommandLine(name, args...)}
+		started <- s
+		return s, nil
+	}, started
+}
+
+// runUntilCanceled runs a sampler until its stream started, cancels it,
+// and returns the stream once Run has returned.
+func runUntilCanceled(t *testing.T, s interface {
+	Run(context.Context)
+	Need()
+}, started <-chan *unreapedStream) *unreapedStream {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		s.Run(ctx)
+	}()
+	s.Need()
+	var stream *unreapedStream
+	select {
+	case stream = <-started:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the stream did not start")
+	}
+	cancel()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("Run did not return when ctx ended")
+	}
+	return stream
+}
+
+// Run returns only once it has closed its stream, which waits for the
+// process: shutdown waits for Run so that no zpool iostat outlives the
+// exporter. A process that could not be ended is logged.
+func TestSamplerRunEndsItsStream(t *testing.T) {
+	refuse := runnerFunc(func(ctx context.Context, name string, args ...string) ([]byte, error) {
+		return nil, &runner.Error{Command: runner.CommandLine(name, args...), ExitCode: 2, Err: errors.New("exit status 2")}
+	})
+	stream, started := unreapedStreams()
+	var log bytes.Buffer
+	s := NewIostatSampler("zpool", time.Second, stream, refuse, slog.New(slog.NewTextHandler(&log, nil)))
+	st := runUntilCanceled(t, s, started)
+	if !st.closed.Load() {
+		t.Errorf("Run returned without closing its stream")
+	}
+	if st.line != "zpool iostat -v 1" {
+		t.Errorf("stream %q, want zpool iostat -v 1", st.line)
+	}
+	if !strings.Contains(log.String(), "has not exited") || !strings.Contains(log.String(), "process group 42") {
+		t.Errorf("log does not tell of the process that could not be ended:\n%s", &log)
 	}
 }
