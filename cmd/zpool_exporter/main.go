@@ -8,12 +8,16 @@ import (
 	"io"
 	"io/fs"
 	"log/slog"
+	"net"
 	"net/http"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
+	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -143,10 +147,23 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if o.once {
 		return runOnce(ctx, o, exporter, base, stdout, logger)
 	}
+	// Everything that may run a command runs under work and is tracked, so
+	// that shutdown can end its commands and wait for them.
+	work, quit := context.WithCancel(ctx)
+	defer quit()
+	var running tasks
 	// /metrics, the status page and the benchmark history read the
 	// collectors through one shared gather: a collector refuses to run
-	// twice at once.
-	shared := history.NewSharedWith(statuspage.Gather(exporter), nil)
+	// twice at once. A gather outlives the reader that started it (others
+	// may join it), so shutdown, not its readers, ends it.
+	gather := statuspage.Gather(exporter)
+	shared := history.NewSharedWith(func(ctx context.Context) ([]*dto.MetricFamily, any, error) {
+		defer running.track("a scrape")()
+		ctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		defer context.AfterFunc(work, cancel)()
+		return gather(ctx)
+	}, nil)
 	var (
 		windows  *benchwindow.Store
 		recorder *history.Recorder
@@ -164,20 +181,20 @@ func run(args []string, stdout, stderr io.Writer) int {
 		windows = benchwindow.NewStore(benchwindow.Options{Retention: time.Duration(o.benchmarkRetention),
 			MaxDuration: time.Duration(o.benchmarkMaxWindow), Notify: recorder.Wake})
 		base.MustRegister(benchwindow.NewCollector(windows))
-		go recorder.Run(ctx)
+		running.Go("the benchmark history", func() { recorder.Run(work) })
 	}
 
 	logger.Info("starting zpool_exporter", "version", version.Info(), "build_context", version.BuildContext(),
 		"collectors", exporter.Enabled())
 	// Detect at start so that the log says at once what this zpool can do;
 	// a zpool that hangs now is asked again at the first scrape.
-	detect, cancel := context.WithTimeout(ctx, o.scrapeTimeout)
+	detect, cancel := context.WithTimeout(work, o.scrapeTimeout)
 	if _, err := exporter.Source().Capabilities(detect); err != nil {
 		logger.Warn("cannot detect zpool capabilities yet; will retry at the next scrape", "err", err)
 	}
 	cancel()
 	for _, s := range samplers {
-		go s.Run(ctx)
+		running.Go(s.name, func() { s.Run(work) })
 	}
 
 	mux := http.NewServeMux()
@@ -214,27 +231,122 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		mux.Handle("/", statuspage.New(statuspage.FromShared(shared), opts))
 	}
-	server := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	go func() {
-		<-ctx.Done()
-		shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = server.Shutdown(shutdown)
-	}()
-	if err := web.ListenAndServe(server, webConfig, logger); err != nil && err != http.ErrServerClosed {
+	// Requests run under work too: at shutdown the scrapes in flight end
+	// with their commands rather than at their deadline.
+	server := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second,
+		BaseContext: func(net.Listener) context.Context { return work }}
+	served := make(chan error, 1)
+	go func() { served <- web.ListenAndServe(server, webConfig, logger) }()
+	code := 0
+	select {
+	case <-work.Done():
+		logger.Info("shutting down", "reason", context.Cause(ctx))
+	case err := <-served:
 		logger.Error("web server failed", "err", err)
-		return 1
+		code = 1
 	}
-	return 0
+	quit()
+	shutdown(server, &running, shutdownWait, logger)
+	return code
 }
 
-// sampler is a long-running stream reader; Run returns when ctx ends.
+// shutdownWait bounds how long shutdown waits for requests to end and for
+// the commands in flight to be killed and reaped: a zpool stuck in the
+// kernel cannot be reaped, and must not hold the exporter.
+const shutdownWait = 5 * time.Second
+
+// shutdown stops the web server and waits, at most wait in all, for the
+// tracked tasks, whose context is done, to end their commands, so that no
+// child of the exporter outlives it: outside a service manager that kills
+// the whole cgroup, a stream such as zpool iostat -v 10 would run on under
+// init for ever.
+func shutdown(server *http.Server, running *tasks, wait time.Duration, logger *slog.Logger) {
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
+	if err := server.Shutdown(ctx); err != nil {
+		logger.Warn("requests still open at shutdown", "err", err)
+	}
+	if left := running.Wait(ctx); len(left) > 0 {
+		logger.Warn("exiting before these ended the commands they run, which may outlive the exporter (a zpool stuck in the kernel?)",
+			"running", strings.Join(left, ", "), "waited", wait)
+	}
+}
+
+// tasks tracks the goroutines that may run commands, by what they do.
+type tasks struct {
+	mu      sync.Mutex
+	running map[string]int
+	ended   chan struct{} // closed, and replaced, whenever a task ends
+}
+
+// Go runs f in a goroutine, tracked as name.
+func (t *tasks) Go(name string, f func()) {
+	done := t.track(name)
+	go func() {
+		defer done()
+		f()
+	}()
+}
+
+// track counts a task as running until the returned function is called.
+func (t *tasks) track(name string) func() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.running == nil {
+		t.running = map[string]int{}
+		t.ended = make(chan struct{})
+	}
+	t.running[name]++
+	return func() {
+		t.mu.Lock()
+		defer t.mu.Unlock()
+		if t.running[name]--; t.running[name] == 0 {
+			delete(t.running, name)
+		}
+		close(t.ended)
+		t.ended = make(chan struct{})
+	}
+}
+
+// Wait waits until no task runs or ctx ends, and returns what still runs.
+func (t *tasks) Wait(ctx context.Context) []string {
+	for {
+		t.mu.Lock()
+		var left []string
+		for name, n := range t.running {
+			if n > 1 {
+				name = fmt.Sprintf("%s (%d)", name, n)
+			}
+			left = append(left, name)
+		}
+		ended := t.ended
+		t.mu.Unlock()
+		if len(left) == 0 {
+			return nil
+		}
+		select {
+		case <-ended:
+		case <-ctx.Done():
+			slices.Sort(left)
+			return left
+		}
+	}
+}
+
+// sampler is a long-running stream reader. Run returns when ctx ends, once
+// the stream's process has been killed and reaped.
 type sampler interface{ Run(ctx context.Context) }
+
+// namedSampler is a sampler with what shutdown calls it in the log.
+type namedSampler struct {
+	name string
+	sampler
+}
 
 // buildExporter wires the runner (real or replay), the source and the
 // collectors, and returns the samplers to run: none with --once or when
 // turned off. A sampler waits until a collector needs it.
-func buildExporter(o options, logger *slog.Logger) (*collector.Exporter, []sampler, error) {
+func buildExporter(o options, logger *slog.Logger) (*collector.Exporter, []namedSampler, error) {
 	var (
 		run    collector.Runner
 		stream collector.StreamFunc
@@ -249,17 +361,17 @@ func buildExporter(o options, logger *slog.Logger) (*collector.Exporter, []sampl
 		run, stream = collector.ExecRunner()
 	}
 	var (
-		samplers    []sampler
+		samplers    []namedSampler
 		zpoolIostat *collector.IostatSampler
 		diskIostat  *collector.OSIostatSampler
 	)
 	if o.iostatInterval > 0 && !o.once {
 		zpoolIostat = collector.NewIostatSampler(o.zpool, o.iostatInterval, stream, run, logger.With("sampler", "zpool iostat"))
-		samplers = append(samplers, zpoolIostat)
+		samplers = append(samplers, namedSampler{"the zpool iostat stream", zpoolIostat})
 	}
 	if o.diskIostatInterval > 0 && !o.once && collector.UsesOSIostat(runtime.GOOS) {
 		diskIostat = collector.NewOSIostatSampler(runtime.GOOS, o.diskIostatInterval, stream, run, logger.With("sampler", "iostat"))
-		samplers = append(samplers, diskIostat)
+		samplers = append(samplers, namedSampler{"the iostat stream", diskIostat})
 	}
 	cfg := collector.SourceConfig{Runner: run, Zpool: o.zpool, Sampler: zpoolIostat, DiskSampler: diskIostat, Kstat: kstatFS(o), DiskAll: o.diskAll}
 	if o.replayDir != "" {
