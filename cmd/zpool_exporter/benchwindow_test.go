@@ -1,11 +1,21 @@
 package main
 
 import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
 	"encoding/json"
+	"encoding/pem"
 	"io"
+	"math/big"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -169,6 +179,7 @@ func TestBenchmarkWindowAPIBehindBasicAuth(t *testing.T) {
 		t.Errorf("POST without credentials: %d, want 401", code)
 	}
 	req, _ := http.NewRequest(http.MethodPost, e.URL+benchwindow.Path, strings.NewReader(`{"name": "x"}`))
+	req.Header.Set("Content-Type", "application/json")
 	req.SetBasicAuth("runner", "s3cret")
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -177,5 +188,157 @@ func TestBenchmarkWindowAPIBehindBasicAuth(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusCreated {
 		t.Errorf("POST with credentials: %s, want 201", resp.Status)
+	}
+}
+
+// tlsBasicAuthConfig writes a --web.config.file serving TLS with a
+// certificate made for 127.0.0.1 and basic authentication for runner
+// (password s3cret), as an operator would set it up, and returns it with a
+// client that trusts the certificate.
+func tlsBasicAuthConfig(t *testing.T) (string, *http.Client) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber:          big.NewInt(1),
+		Subject:               pkix.Name{CommonName: "zpool_exporter test"},
+		NotBefore:             time.Now().Add(-time.Hour),
+		NotAfter:              time.Now().Add(24 * time.Hour),
+		KeyUsage:              x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
+		ExtKeyUsage:           []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+		BasicConstraintsValid: true,
+		IsCA:                  true,
+		IPAddresses:           []net.IP{net.ParseIP("127.0.0.1")},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyDER, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hash, err := bcrypt.GenerateFromPassword([]byte("s3cret"), bcrypt.MinCost)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for name, data := range map[string][]byte{
+		"cert.pem": pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}),
+		"key.pem":  pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER}),
+		"web.yml": []byte("tls_server_config:\n  cert_file: cert.pem\n  key_file: key.pem\n" +
+			"basic_auth_users:\n  runner: " + string(hash) + "\n"),
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cert, err := x509.ParseCertificate(der)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool := x509.NewCertPool()
+	pool.AddCert(cert)
+	return filepath.Join(dir, "web.yml"), &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
+}
+
+// A web page the operator has open cannot write windows through the
+// operator's browser, which sends the basic authentication it knows along
+// with a form: the exporter as deployed (TLS, basic authentication) refuses
+// forms and foreign origins, and still takes what zpool_bench, curl and its
+// own pages send.
+func TestBenchmarkWindowAPIRefusesCrossSiteWrites(t *testing.T) {
+	config, client := tlsBasicAuthConfig(t)
+	e := e2e.Start(t, exporterBin, nil, "--web.config.file="+config, "--zpool.replay-dir="+replayDir, "--web.enable-benchmark-api")
+	base := strings.Replace(e.URL, "http://", "https://", 1)
+	api := base + benchwindow.Path
+	post := func(path, contentType, body string, header map[string]string) (int, string) {
+		t.Helper()
+		req, err := http.NewRequest(http.MethodPost, api+path, strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.SetBasicAuth("runner", "s3cret")
+		if contentType != "" {
+			req.Header.Set("Content-Type", contentType)
+		}
+		for k, v := range header {
+			req.Header.Set(k, v)
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		data, err := io.ReadAll(resp.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp.StatusCode, string(data)
+	}
+
+	code, body := post("", "application/json", `{"name": "running"}`, nil)
+	if code != http.StatusCreated {
+		t.Fatalf("POST as zpool_bench does: %d %s, want 201", code, body)
+	}
+	running := decodeWindow(t, body)
+	end := "/" + running.ID + "/end"
+	evil := map[string]string{"Origin": "http://evil.example"}
+	for _, c := range []struct {
+		what, path, contentType, body string
+		header                        map[string]string
+		code                          int
+	}{
+		{"a text/plain form whose one field makes the body JSON", "", "text/plain", `{"name": "evil", "pool": "="}`, evil, http.StatusForbidden},
+		{"the same form where the browser sent no Origin", "", "text/plain", `{"name": "evil", "pool": "="}`, nil, http.StatusUnsupportedMediaType},
+		{"a url-encoded form", "", "application/x-www-form-urlencoded", `{"name": "evil"}`, nil, http.StatusUnsupportedMediaType},
+		{"a multipart form", "", "multipart/form-data; boundary=b", "--b\r\nContent-Disposition: form-data; name=\"name\"\r\n\r\nevil\r\n--b--\r\n", nil, http.StatusUnsupportedMediaType},
+		{"a body without a Content-Type", "", "", `{"name": "evil"}`, nil, http.StatusUnsupportedMediaType},
+		{"JSON from a foreign Origin", "", "application/json", `{"name": "evil"}`, evil, http.StatusForbidden},
+		{"Sec-Fetch-Site: cross-site", "", "application/json", `{"name": "evil"}`, map[string]string{"Sec-Fetch-Site": "cross-site"}, http.StatusForbidden},
+		{"an end from a foreign Origin", end, "", "", evil, http.StatusForbidden},
+		{"an end as a form", end, "application/x-www-form-urlencoded", "", nil, http.StatusUnsupportedMediaType},
+	} {
+		code, body := post(c.path, c.contentType, c.body, c.header)
+		var answer benchwindow.ErrorResponse
+		if err := json.Unmarshal([]byte(body), &answer); code != c.code || err != nil || answer.Error == "" {
+			t.Errorf("%s: %d %s; want %d with a JSON error", c.what, code, strings.Join(strings.Fields(body), " "), c.code)
+		}
+	}
+	for _, c := range []struct {
+		what, contentType string
+		header            map[string]string
+	}{
+		{"an Origin of the exporter itself", "application/json", map[string]string{"Origin": base}},
+		{"the exporter's own page", "application/json; charset=utf-8", map[string]string{"Origin": base, "Sec-Fetch-Site": "same-origin"}},
+		{"no Origin, as curl sends", "application/json", nil},
+	} {
+		if code, body := post("", c.contentType, `{"name": "fine"}`, c.header); code != http.StatusCreated {
+			t.Errorf("%s: %d %s, want 201", c.what, code, body)
+		}
+	}
+	if code, body := post(end, "", "", nil); code != http.StatusOK {
+		t.Errorf("curl -X POST .../end: %d %s, want 200", code, body)
+	}
+
+	req, _ := http.NewRequest(http.MethodGet, api, nil)
+	req.SetBasicAuth("runner", "s3cret")
+	resp, err := client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var list benchwindow.ListResponse
+	if err := json.NewDecoder(resp.Body).Decode(&list); err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, w := range list.Windows {
+		names = append(names, w.Name)
+	}
+	if len(names) != 4 || slices.Contains(names, "evil") {
+		t.Errorf("windows %v; want running and three fine ones, none evil", names)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"mime"
 	"net/http"
 	"strings"
 )
@@ -21,8 +22,17 @@ import (
 // A window is {"id", "name", "pool", "command", "start", "end", "active",
 // "duration_seconds"}, times in RFC 3339 (UTC), "end" null while running.
 // Errors are {"error": "..."} with 400 (bad JSON, missing or over-long
-// name), 404 (unknown window), 405 (wrong method), 409 (already ended) or
-// 413 (body over 64 KiB).
+// name), 403 (a cross-origin request), 404 (unknown window), 405 (wrong
+// method), 409 (already ended), 413 (body over 64 KiB) or 415 (a body that
+// is not sent as application/json).
+//
+// A web page the operator has open must not be able to write windows
+// through the operator's browser, which sends the basic authentication it
+// knows along. So a POST from another origin (by Sec-Fetch-Site or Origin,
+// as http.CrossOriginProtection tells) is refused, and so is a body of any
+// type but application/json: the form types are those a page can send
+// without a CORS preflight, which this API never grants. Clients outside a
+// browser (zpool_bench, curl) send no Origin and pass.
 const Path = "/api/v1/benchmark/windows"
 
 // maxBody bounds a request body.
@@ -51,7 +61,7 @@ func Handler(store *Store, logger *slog.Logger) http.Handler {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	return &handler{store: store, logger: logger}
+	return &handler{store: store, logger: logger, origin: http.NewCrossOriginProtection()}
 }
 
 // NotEnabled answers every request with a JSON 404 saying msg: what a
@@ -65,9 +75,14 @@ func NotEnabled(msg string) http.Handler {
 type handler struct {
 	store  *Store
 	logger *slog.Logger
+	origin *http.CrossOriginProtection
 }
 
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if err := h.origin.Check(r); err != nil {
+		writeError(w, http.StatusForbidden, "refused a cross-origin request ("+err.Error()+"): the benchmark window API takes writes from clients that send no Origin, like zpool_bench and curl, and from this exporter's own pages, not from other web sites")
+		return
+	}
 	rest, ok := strings.CutPrefix(r.URL.Path, Path)
 	if !ok || (rest != "" && !strings.HasPrefix(rest, "/")) {
 		writeError(w, http.StatusNotFound, fmt.Sprintf("no such API path %q; benchmark windows are at %s", r.URL.Path, Path))
@@ -100,6 +115,9 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			methodNotAllowed(w, r, "POST")
 			return
 		}
+		if !jsonBody(w, r) {
+			return
+		}
 		win, err := h.store.End(parts[0])
 		switch {
 		case errors.Is(err, ErrNotFound):
@@ -119,6 +137,9 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *handler) start(w http.ResponseWriter, r *http.Request) {
+	if !jsonBody(w, r) {
+		return
+	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
 	if err != nil {
 		var tooLarge *http.MaxBytesError
@@ -148,6 +169,28 @@ func (h *handler) start(w http.ResponseWriter, r *http.Request) {
 	h.logger.Info("benchmark window started", "id", win.ID, "name", win.Name, "pool", win.Pool, "command", win.Command)
 	w.Header().Set("Location", Path+"/"+win.ID)
 	writeJSON(w, http.StatusCreated, win)
+}
+
+// jsonBody answers 415 and returns false unless r's body, if it has one, is
+// declared application/json. A POST without a body and without a
+// Content-Type (curl -X POST .../end) passes.
+func jsonBody(w http.ResponseWriter, r *http.Request) bool {
+	ct := r.Header.Get("Content-Type")
+	if ct == "" && r.ContentLength == 0 {
+		return true
+	}
+	const advice = `; send the body as JSON with "Content-Type: application/json" (curl: -H 'Content-Type: application/json')`
+	if ct == "" {
+		w.Header().Set("Accept-Post", "application/json")
+		writeError(w, http.StatusUnsupportedMediaType, "the request has a body but no Content-Type"+advice)
+		return false
+	}
+	if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != "application/json" {
+		w.Header().Set("Accept-Post", "application/json")
+		writeError(w, http.StatusUnsupportedMediaType, fmt.Sprintf("Content-Type %q is not accepted", ct)+advice)
+		return false
+	}
+	return true
 }
 
 func methodNotAllowed(w http.ResponseWriter, r *http.Request, allow string) {

@@ -15,16 +15,25 @@ type answer struct {
 	body string
 }
 
+// do sends a request as zpool_bench does: a body as application/json, no
+// Origin.
 func do(t *testing.T, h http.Handler, method, target, body string) answer {
 	t.Helper()
-	rec := httptest.NewRecorder()
 	var req *http.Request
 	if body != "" {
 		req = httptest.NewRequest(method, target, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
 	} else {
 		req = httptest.NewRequest(method, target, nil)
 	}
+	return serve(t, h, req)
+}
+
+func serve(t *testing.T, h http.Handler, req *http.Request) answer {
+	t.Helper()
+	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, req)
+	method, target := req.Method, req.URL.Path
 	if ct := rec.Header().Get("Content-Type"); ct != "application/json" {
 		t.Errorf("%s %s: Content-Type %q, want application/json", method, target, ct)
 	}
@@ -168,5 +177,79 @@ func TestNotEnabled(t *testing.T) {
 	a := do(t, NotEnabled("turn it on with --flag"), http.MethodPost, Path, `{"name": "x"}`)
 	if a.code != http.StatusNotFound || errorOf(t, a) != "turn it on with --flag" {
 		t.Errorf("%d %s", a.code, a.body)
+	}
+}
+
+// What a web page can make the operator's browser send, and what a
+// runner sends. httptest.NewRequest's Host is example.com.
+var crossSiteCases = []struct {
+	what        string
+	path        string // under Path
+	contentType string
+	body        string
+	header      map[string]string
+	code        int
+	says        string
+}{
+	{"a text/plain form whose one field makes the body JSON", "", "text/plain", `{"name": "x", "pool": "="}`, nil, http.StatusUnsupportedMediaType, `"text/plain" is not accepted`},
+	{"a url-encoded form", "", "application/x-www-form-urlencoded", `{"name": "x"}`, nil, http.StatusUnsupportedMediaType, "application/x-www-form-urlencoded"},
+	{"a multipart form", "", "multipart/form-data; boundary=b", "--b\r\nContent-Disposition: form-data; name=\"name\"\r\n\r\nx\r\n--b--\r\n", nil, http.StatusUnsupportedMediaType, "multipart/form-data"},
+	{"a body without a Content-Type", "", "", `{"name": "x"}`, nil, http.StatusUnsupportedMediaType, "no Content-Type"},
+	{"an end as a form", "/{id}/end", "application/x-www-form-urlencoded", "", nil, http.StatusUnsupportedMediaType, "application/json"},
+	{"JSON from a foreign Origin", "", "application/json", `{"name": "x"}`, map[string]string{"Origin": "http://evil.example"}, http.StatusForbidden, "cross-origin"},
+	{"an end from a foreign Origin", "/{id}/end", "", "", map[string]string{"Origin": "http://evil.example"}, http.StatusForbidden, "cross-origin"},
+	{"Sec-Fetch-Site: cross-site", "", "application/json", `{"name": "x"}`, map[string]string{"Sec-Fetch-Site": "cross-site"}, http.StatusForbidden, "Sec-Fetch-Site"},
+	{"Sec-Fetch-Site: same-site", "/{id}/end", "", "", map[string]string{"Sec-Fetch-Site": "same-site", "Origin": "http://grafana.example.com"}, http.StatusForbidden, "cross-origin"},
+
+	{"the exporter's own page", "", "application/json; charset=utf-8", `{"name": "x"}`, map[string]string{"Origin": "http://example.com", "Sec-Fetch-Site": "same-origin"}, http.StatusCreated, ""},
+	{"an Origin equal to Host", "", "application/json", `{"name": "x"}`, map[string]string{"Origin": "http://example.com"}, http.StatusCreated, ""},
+	{"no Origin (curl, zpool_bench)", "", "application/json", `{"name": "x"}`, nil, http.StatusCreated, ""},
+	{"curl -X POST .../end", "/{id}/end", "", "", nil, http.StatusOK, ""},
+	{"zpool_bench's end", "/{id}/end", "application/json", "", nil, http.StatusOK, ""},
+}
+
+// A page on another site can post a form (text/plain, url-encoded,
+// multipart) without a CORS preflight, and the browser sends the
+// exporter's basic authentication along: such requests must not write
+// windows. Reading stays open to all.
+func TestAPIRefusesCrossSiteWrites(t *testing.T) {
+	for _, c := range crossSiteCases {
+		s := NewStore(Options{})
+		h := Handler(s, nil)
+		running := mustStart(t, s, "running", "", "")
+		req := httptest.NewRequest(http.MethodPost, Path+strings.ReplaceAll(c.path, "{id}", running.ID), strings.NewReader(c.body))
+		if c.body == "" {
+			req = httptest.NewRequest(http.MethodPost, Path+strings.ReplaceAll(c.path, "{id}", running.ID), nil)
+		}
+		if c.contentType != "" {
+			req.Header.Set("Content-Type", c.contentType)
+		}
+		for k, v := range c.header {
+			req.Header.Set(k, v)
+		}
+		a := serve(t, h, req)
+		if a.code != c.code {
+			t.Errorf("%s: %d %s, want %d", c.what, a.code, strings.Join(strings.Fields(a.body), " "), c.code)
+			continue
+		}
+		if c.code >= 400 {
+			if msg := errorOf(t, a); !strings.Contains(msg, c.says) {
+				t.Errorf("%s: error %q does not say %q", c.what, msg, c.says)
+			}
+			if w, err := s.Get(running.ID); err != nil || !w.Active || len(s.List()) != 1 {
+				t.Errorf("%s: refused, yet the store changed: %d windows, the running one %+v", c.what, len(s.List()), w)
+			}
+		}
+		if c.code == http.StatusUnsupportedMediaType && a.hdr.Get("Accept-Post") != "application/json" {
+			t.Errorf("%s: 415 without Accept-Post: application/json", c.what)
+		}
+	}
+
+	// Reading is not a write: any origin may, as before.
+	req := httptest.NewRequest(http.MethodGet, Path, nil)
+	req.Header.Set("Origin", "http://evil.example")
+	req.Header.Set("Sec-Fetch-Site", "cross-site")
+	if a := serve(t, Handler(NewStore(Options{}), nil), req); a.code != http.StatusOK {
+		t.Errorf("GET from another origin: %d %s, want 200", a.code, a.body)
 	}
 }
