@@ -1,32 +1,104 @@
 package main
 
 import (
+	"crypto/rand"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"unicode"
 
 	"github.com/zpool-exporter/zpool_exporter/internal/benchreport"
 )
 
+// maxSameName bounds the names saveRun tries for one run.
+const maxSameName = 1000
+
 // saveRun writes the report as DIR/<start>-<name>.json, and its chart
-// beside it as .svg, and returns both paths.
+// beside it as .svg, and returns both paths. When either name is taken, by
+// an earlier run of that name started in the same second or by anything
+// else, a symbolic link included, the run takes the next free pair,
+// <start>-<name>-2 and so on: a saved run is never overwritten, and what
+// sits at a taken name is neither followed nor replaced.
 func saveRun(dir string, r benchreport.Report) ([]string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	base := filepath.Join(dir, r.Run.Start.UTC().Format("20060102-150405")+"-"+slug(r.Run.Name))
-	if err := writeFile(base+".json", func(f *os.File) error { return benchreport.WriteJSON(f, r) }); err != nil {
+	// Each file is written whole under a temporary name and then linked to
+	// its own: link(2) fails on a name that exists, whatever it is, without
+	// following it, and a run's files never show half written.
+	jsonTemp, err := writeTemp(dir, func(w io.Writer) error { return benchreport.WriteJSON(w, r) })
+	if err != nil {
 		return nil, err
 	}
-	if err := writeFile(base+".svg", func(f *os.File) error { return benchreport.WriteSVG(f, r) }); err != nil {
+	defer os.Remove(jsonTemp)
+	svgTemp, err := writeTemp(dir, func(w io.Writer) error { return benchreport.WriteSVG(w, r) })
+	if err != nil {
 		return nil, err
 	}
-	return []string{base + ".json", base + ".svg"}, nil
+	defer os.Remove(svgTemp)
+
+	stem := filepath.Join(dir, r.Run.Start.UTC().Format("20060102-150405")+"-"+slug(r.Run.Name))
+	for n := 1; n <= maxSameName; n++ {
+		base := stem
+		if n > 1 {
+			base = fmt.Sprintf("%s-%d", stem, n)
+		}
+		// The chart first: runs are found by their JSON, which then has it.
+		err := os.Link(svgTemp, base+".svg")
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		if err != nil {
+			return nil, linkError(dir, err)
+		}
+		err = os.Link(jsonTemp, base+".json")
+		if err == nil {
+			return []string{base + ".json", base + ".svg"}, nil
+		}
+		_ = os.Remove(base + ".svg")
+		if !errors.Is(err, fs.ErrExist) {
+			return nil, linkError(dir, err)
+		}
+	}
+	return nil, fmt.Errorf("%s.json and the %d names after it (-2, -3...) are taken; move runs out of %s", stem, maxSameName-1, dir)
+}
+
+// linkError says what a failed link means for saving a run.
+func linkError(dir string, err error) error {
+	if errors.Is(err, syscall.EPERM) || errors.Is(err, syscall.ENOTSUP) || errors.Is(err, syscall.EOPNOTSUPP) {
+		return fmt.Errorf("%w: runs are saved with hard links, which the file system of %s does not allow; point --runs.dir to another", err, dir)
+	}
+	return err
+}
+
+// writeTemp writes a new file in dir, under a name of its own that listings
+// pass over, and returns its path.
+func writeTemp(dir string, write func(io.Writer) error) (string, error) {
+	path := filepath.Join(dir, ".zpool_bench-"+rand.Text()+".tmp")
+	// O_EXCL fails on any name that exists, a symbolic link included;
+	// O_NOFOLLOW says so again.
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o666)
+	if err != nil {
+		return "", err
+	}
+	err = write(f)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		_ = os.Remove(path)
+		return "", err
+	}
+	return path, nil
 }
 
 // slug makes a run's name fit in a file name.

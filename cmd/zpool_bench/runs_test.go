@@ -2,7 +2,12 @@ package main
 
 import (
 	"bytes"
+	"errors"
+	"io"
+	"io/fs"
+	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -82,4 +87,125 @@ func TestSlug(t *testing.T) {
 			t.Errorf("slug(%q) = %q, want %q", name, got, want)
 		}
 	}
+}
+
+// Two runs of one name started in the same second are both kept, each
+// with its chart under its own base name, and both are listed and found.
+func TestSavedRunsOfOneNameInOneSecondAreBothKept(t *testing.T) {
+	dir := t.TempDir()
+	t0 := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
+	first := savedReport(t, dir, "0000aaaa", "raidz1 ashift=9", t0, 80)
+	second := savedReport(t, dir, "0000bbbb", "raidz1 ashift=9", t0.Add(300*time.Millisecond), 85)
+	if want := filepath.Join(dir, "20261130-100000-raidz1-ashift-9.json"); first != want {
+		t.Errorf("first run saved as %s, want %s", first, want)
+	}
+	if want := filepath.Join(dir, "20261130-100000-raidz1-ashift-9-2.json"); second != want {
+		t.Errorf("second run saved as %s, want %s", second, want)
+	}
+	for path, id := range map[string]string{first: "0000aaaa", second: "0000bbbb"} {
+		if r, err := readRun(path); err != nil || r.Run.ID != id {
+			t.Errorf("%s holds %s, %v; want run %s", path, r.Run.ID, err, id)
+		}
+		if _, err := os.Stat(strings.TrimSuffix(path, ".json") + ".svg"); err != nil {
+			t.Errorf("no chart beside %s: %v", path, err)
+		}
+	}
+	assertOnlyRuns(t, dir, 4)
+
+	var out, errs bytes.Buffer
+	if rc := run(t.Context(), []string{"list", "--runs.dir", dir}, env{stdout: &out, stderr: &errs}); rc != 0 {
+		t.Fatalf("list: %d %s", rc, errs.String())
+	}
+	if !strings.Contains(out.String(), "0000aaaa") || !strings.Contains(out.String(), "0000bbbb") {
+		t.Errorf("list does not show both runs:\n%s", out.String())
+	}
+	for ref, want := range map[string]string{
+		"0000aaaa":                          "0000aaaa",
+		"0000bbbb":                          "0000bbbb",
+		"20261130-100000-raidz1-ashift-9-2": "0000bbbb",
+		"raidz1 ashift=9":                   "0000bbbb", // the newest of that name
+	} {
+		if r, err := loadRun(dir, ref); err != nil || r.Run.ID != want {
+			t.Errorf("loadRun(%q) = %s, %v; want %s", ref, r.Run.ID, err, want)
+		}
+	}
+}
+
+// A symbolic link planted where a run is to be saved, pointing at a file
+// or at nothing, is neither followed nor replaced: the run takes the next
+// name, and the link and what it points at stay as they were.
+func TestSaveRunLeavesPlantedLinksAlone(t *testing.T) {
+	t0 := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
+	for _, c := range []struct {
+		what   string
+		at     string // the planted link's extension
+		target bool   // whether the link points at an existing file
+	}{
+		{"a link to a file at the JSON's name", ".json", true},
+		{"a link to a file at the chart's name", ".svg", true},
+		{"a dangling link at the JSON's name", ".json", false},
+		{"a dangling link at the chart's name", ".svg", false},
+	} {
+		dir := t.TempDir()
+		victim := filepath.Join(t.TempDir(), "victim")
+		const precious = "not to be truncated\n"
+		if c.target {
+			if err := os.WriteFile(victim, []byte(precious), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		link := filepath.Join(dir, "20261130-100000-mirror"+c.at)
+		if err := os.Symlink(victim, link); err != nil {
+			t.Fatal(err)
+		}
+
+		saved := savedReport(t, dir, "0000aaaa", "mirror", t0, 80)
+		if want := filepath.Join(dir, "20261130-100000-mirror-2.json"); saved != want {
+			t.Errorf("%s: run saved as %s, want %s", c.what, saved, want)
+		}
+		if r, err := readRun(saved); err != nil || r.Run.ID != "0000aaaa" {
+			t.Errorf("%s: saved run %s, %v", c.what, r.Run.ID, err)
+		}
+		if dest, err := os.Readlink(link); err != nil || dest != victim {
+			t.Errorf("%s: the link now reads %q, %v; want it untouched", c.what, dest, err)
+		}
+		data, err := os.ReadFile(victim)
+		switch {
+		case c.target && string(data) != precious:
+			t.Errorf("%s: the link's target now holds %.40q..., %v", c.what, data, err)
+		case !c.target && !errors.Is(err, fs.ErrNotExist):
+			t.Errorf("%s: the dangling link's target was created: %.40q..., %v", c.what, data, err)
+		}
+		assertOnlyRuns(t, dir, 3)
+	}
+}
+
+// assertOnlyRuns fails unless dir holds n entries and no temporary file
+// of a save.
+func assertOnlyRuns(t *testing.T, dir string, n int) {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if len(names) != n || slices.ContainsFunc(names, func(s string) bool { return strings.HasSuffix(s, ".tmp") }) {
+		t.Errorf("%s holds %v; want %d entries and no temporary file", dir, names, n)
+	}
+}
+
+// A write that fails leaves no file behind.
+func TestWriteTempRemovesWhatFailed(t *testing.T) {
+	dir := t.TempDir()
+	_, err := writeTemp(dir, func(w io.Writer) error {
+		_, _ = io.WriteString(w, `{"run": {"id": "0000`)
+		return errors.New("no space left on device")
+	})
+	if err == nil || !strings.Contains(err.Error(), "no space") {
+		t.Errorf("writeTemp: %v, want the writer's error", err)
+	}
+	assertOnlyRuns(t, dir, 0)
 }
