@@ -49,13 +49,24 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 		if w.Active {
 			active = 1
 		}
-		ch <- prometheus.MustNewConstMetric(activeDesc, prometheus.GaugeValue, active, labels...)
-		ch <- prometheus.MustNewConstMetric(startDesc, prometheus.GaugeValue, unixSeconds(w.Start), labels...)
+		ch <- gauge(activeDesc, active, labels)
+		ch <- gauge(startDesc, unixSeconds(w.Start), labels)
 		if !w.Active {
-			ch <- prometheus.MustNewConstMetric(endDesc, prometheus.GaugeValue, unixSeconds(w.End), labels...)
+			ch <- gauge(endDesc, unixSeconds(w.End), labels)
 		}
 	}
 	ch <- prometheus.MustNewConstMetric(startedDesc, prometheus.CounterValue, float64(started))
+}
+
+// gauge builds a window's series. The store refuses names that are not
+// text, so this never fails; if it did, the registry would report the one
+// series and serve the rest, where a Must would end the process.
+func gauge(d *prometheus.Desc, v float64, labels []string) prometheus.Metric {
+	m, err := prometheus.NewConstMetric(d, prometheus.GaugeValue, v, labels...)
+	if err != nil {
+		return prometheus.NewInvalidMetric(d, err)
+	}
+	return m
 }
 
 // unixSeconds is t in seconds since the epoch; the store's times are whole
