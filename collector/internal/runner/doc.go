@@ -2,10 +2,12 @@
 //
 // Exec runs them: each child leads its own process group, runs with
 // LC_ALL=C, has its stdout bounded and its stderr captured into the error,
-// and is killed with its whole group at the context's deadline. Identical
-// concurrent runs share one process, and a command line never has more than
-// one: a zpool stuck in the kernel on a suspended pool makes later runs fail
-// fast with ErrStillRunning until it exits, instead of piling up.
+// and is killed with its whole group at the context's deadline. What a
+// child leaves running in its group when it exits is killed too.
+// Identical concurrent runs share one process, and a command line never has
+// more than one: a zpool stuck in the kernel on a suspended pool, be it the
+// child or a process a wrapper or sudo started, makes later runs fail fast
+// with ErrStillRunning until it exits, instead of piling up.
 //
 // Replay serves captured outputs from a directory instead (see REPLAY.md),
 // for tests, demos and offline analysis. Both implement Runner, Streamer and
@@ -40,6 +42,6 @@
 //	})
 //
 // Stats gives per command line counts of runs, failures, timeouts and
-// refusals, and whether a killed process is still there, for the
-// exporter's zfs_exporter_command_* metrics.
+// refusals, and whether something of a finished run is still there (and
+// what), for the exporter's zfs_exporter_command_* metrics.
 package runner

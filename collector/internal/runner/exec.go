@@ -42,9 +42,9 @@ type ExecOptions struct {
 	// MaxStderr bounds the stderr kept for error messages, in bytes; the
 	// rest is dropped. Default DefaultMaxStderr.
 	MaxStderr int
-	// KillGrace bounds the waits around a command's end: for its output
-	// pipes after it exits, and (at most reapWait of it) for a killed
-	// command to be reaped before Run returns without it. Default
+	// KillGrace bounds how long a stopped stream waits for its killed
+	// process to go, and (at most reapWait of it) how long Run waits for
+	// what a command left behind before it returns without it. Default
 	// DefaultKillGrace.
 	KillGrace time.Duration
 	// Timeout, if set, bounds every run, also when the context has no
@@ -59,9 +59,12 @@ type ExecOptions struct {
 // group with LC_ALL=C. It is safe for concurrent use.
 //
 // Concurrent Runs of one command line share one process and its result, and
-// a command line never has more than one process: while a killed process
-// has not exited (zpool hung in the kernel on a suspended pool), Run and
-// StartStream return ErrStillRunning instead of piling up more.
+// a command line never has more than one process: while anything of a
+// finished run has not exited (zpool hung in the kernel on a suspended
+// pool, under a wrapper or not), Run and StartStream return ErrStillRunning
+// instead of piling up more. That is the leader, the rest of its process
+// group (killed once the leader exits), and processes outside the group
+// that hold its output pipes.
 type Exec struct {
 	maxOutput int
 	maxStderr int
@@ -81,7 +84,8 @@ type slot struct {
 	line    string
 	stream  bool
 	proc    *process  // nil while starting
-	killed  time.Time // set when a killed process was given up on before it exited
+	over    time.Time // set when the run ended while something of its process is still there
+	killed  bool      // the run ended by killing its process
 	waiters int       // Run callers still waiting for the result
 	shared  bool      // more than one caller joined: each gets its own copy of out
 	cancel  context.CancelCauseFunc
@@ -133,7 +137,7 @@ func (e *Exec) Run(ctx context.Context, name string, args ...string) ([]byte, er
 	e.mu.Lock()
 	s, busy := e.slots[line]
 	switch {
-	case busy && (s.stream || !s.killed.IsZero() || s.waiters == 0):
+	case busy && (s.stream || !s.over.IsZero() || s.waiters == 0):
 		err := refusal(s)
 		e.mu.Unlock()
 		e.stats.refused(line)
@@ -213,15 +217,16 @@ func (e *Exec) execute(ctx context.Context, s *slot, start time.Time, name strin
 	e.stats.started(s.line)
 	stdout := newLimitedBuffer(e.maxOutput, false)
 	stderr := newLimitedBuffer(e.maxStderr, true)
-	p, err := startProcess(name, args, childEnv(e.env), stdout, stderr, e.grace, e.wait)
+	p, err := startProcess(name, args, childEnv(e.env), stdout, stderr, e.wait)
 	if err != nil {
-		e.publish(s, start, nil, &Error{Command: s.line, ExitCode: -1, Err: err}, true)
+		e.publish(s, start, nil, &Error{Command: s.line, ExitCode: -1, Err: err}, false)
 		return
 	}
 	e.mu.Lock()
 	s.proc = p
 	e.mu.Unlock()
 
+	tooLarge := fmt.Errorf("%w: more than %d bytes on stdout", ErrOutputTooLarge, e.maxOutput)
 	var stop error
 	select {
 	case <-p.exited:
@@ -230,25 +235,33 @@ func (e *Exec) execute(ctx context.Context, s *slot, start time.Time, name strin
 			stop = stopReason(ctx, start)
 		}
 	case <-stdout.full:
-		stop = fmt.Errorf("%w: more than %d bytes on stdout", ErrOutputTooLarge, e.maxOutput)
+		stop = tooLarge
 	}
 	if stop == nil {
+		// The output is whole once the leader has exited. What it left
+		// behind is being killed: wait a moment for it to go, so that the
+		// next run finds the command line free, but not for a part of it
+		// stuck in the kernel.
+		p.waitOutput()
+		p.waitGone(min(e.grace, reapWait))
 		out, err := exitResult(s.line, p.err, stdout.Bytes(), stderr.String())
-		e.publish(s, start, out, err, true)
+		if isClosed(stdout.full) {
+			out, err = nil, &Error{Command: s.line, ExitCode: -1, Stderr: stderr.String(), Err: tooLarge}
+		}
+		e.publish(s, start, out, err, false)
 		return
 	}
 	p.kill()
 	// The caller is past its deadline already: wait only a moment for the
-	// exit. A process stuck in the kernel keeps its command line taken
-	// until it exits (settle), without holding up the caller.
+	// process to go. Something of it stuck in the kernel keeps its command
+	// line taken until it goes (settle), without holding up the caller.
 	wait := min(e.grace, reapWait)
-	reaped := p.waitExit(wait)
 	note := fmt.Sprintf("killed process group %d", p.pid)
-	if !reaped {
-		note += fmt.Sprintf(", which has not exited %s later", wait)
+	if !p.waitGone(wait) {
+		note += fmt.Sprintf("; still there %s later: %s", wait, p.leftover())
 	}
 	err = &Error{Command: s.line, ExitCode: -1, Stderr: stderr.String(), Err: fmt.Errorf("%w; %s", stop, note)}
-	e.publish(s, start, nil, err, reaped)
+	e.publish(s, start, nil, err, true)
 }
 
 // stopReason says why a process is being killed at ctx's end. A timeout is
@@ -268,9 +281,7 @@ func stopReason(ctx context.Context, start time.Time) error {
 
 // exitResult turns how a child exited into Run's result.
 func exitResult(line string, waitErr error, stdout []byte, stderr string) ([]byte, error) {
-	if waitErr == nil || errors.Is(waitErr, exec.ErrWaitDelay) {
-		// ErrWaitDelay: the command succeeded, but something it started
-		// outside its process group kept stdout open. The output is whole.
+	if waitErr == nil {
 		return stdout, nil
 	}
 	code := -1
@@ -282,30 +293,28 @@ func exitResult(line string, waitErr error, stdout []byte, stderr string) ([]byt
 }
 
 // publish hands the result of a Run to its callers.
-func (e *Exec) publish(s *slot, start time.Time, out []byte, err error, reaped bool) {
+func (e *Exec) publish(s *slot, start time.Time, out []byte, err error, killed bool) {
 	e.stats.finished(s.line, time.Since(start), err)
 	e.mu.Lock()
 	s.out, s.err = out, err
-	e.settle(s, reaped)
+	e.settle(s, killed)
 	close(s.done)
 	e.mu.Unlock()
 }
 
-// settle frees the command line of a finished slot, or, when its killed
-// process has not been reaped, keeps it taken until the process exits.
-// Called with e.mu held.
-func (e *Exec) settle(s *slot, reaped bool) {
-	if reaped {
+// settle frees the command line of a finished run, or, while something of
+// its process is still there, keeps it taken until that is gone. Called
+// with e.mu held.
+func (e *Exec) settle(s *slot, killed bool) {
+	if s.proc == nil || isClosed(s.proc.gone) {
 		e.release(s)
 		return
 	}
-	s.killed = time.Now()
-	e.stats.setStillRunning(s.line, true)
+	s.over, s.killed = time.Now(), killed
 	go func() {
-		<-s.proc.exited
+		<-s.proc.gone
 		e.mu.Lock()
 		e.release(s)
-		e.stats.setStillRunning(s.line, false) // under e.mu, ordered with a next run's settle
 		e.mu.Unlock()
 	}()
 }
@@ -326,8 +335,13 @@ func refusal(s *slot) error {
 	}
 	var err error
 	switch {
-	case !s.killed.IsZero():
-		err = fmt.Errorf("%w: %s was killed %s ago; not starting another", ErrStillRunning, pid, roundDuration(time.Since(s.killed)))
+	case !s.over.IsZero():
+		how := "ended"
+		if s.killed {
+			how = "killed"
+		}
+		err = fmt.Errorf("%w: %s %s ago, still there: %s; not starting another",
+			ErrStillRunning, how, roundDuration(time.Since(s.over)), s.proc.leftover())
 	case s.stream:
 		err = fmt.Errorf("%w: %s is running as a stream; not starting another", ErrStillRunning, pid)
 	default: // every caller gave up; it is being killed
@@ -336,8 +350,21 @@ func refusal(s *slot) error {
 	return &Error{Command: s.line, ExitCode: -1, Err: err}
 }
 
-// Stats returns what happened to each command line so far.
-func (e *Exec) Stats() map[string]CommandStats { return e.stats.snapshot() }
+// Stats returns what happened to each command line so far, and which are
+// hung now.
+func (e *Exec) Stats() map[string]CommandStats {
+	m := e.stats.snapshot()
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for line, s := range e.slots {
+		if !s.over.IsZero() {
+			st := m[line]
+			st.StillRunning, st.Left = true, s.proc.leftover()
+			m[line] = st
+		}
+	}
+	return m
+}
 
 // roundDuration keeps durations in messages readable: "10s", "1.5s", "200ms".
 func roundDuration(d time.Duration) time.Duration {

@@ -285,10 +285,11 @@ func TestRunEscapedGrandchildDoesNotBlock(t *testing.T) {
 	}
 }
 
-// A process stuck in the kernel cannot be reaped even after SIGKILL, and a
-// test cannot make one. What matters to the runner is only that Wait does
-// not return, so the test delays Wait: the stand-in really is killed, but
-// the runner cannot see it go until the test lets it.
+// A process stuck in the kernel cannot be reaped even after SIGKILL; a test
+// makes one only with root and FUSE (hung_linux_test.go). What matters to
+// the runner is that Wait does not return, so this test delays Wait: the
+// stand-in really is killed, but the runner cannot see it go until the test
+// lets it.
 func TestRunRefusesWhileKilledProcessIsNotReaped(t *testing.T) {
 	dir := standIn(t, "zpool", `echo start >> "$D/starts"; if [ -e "$D/hang" ]; then sleep 1000; fi; echo ok`)
 	if err := os.WriteFile(filepath.Join(dir, "hang"), nil, 0o644); err != nil {
@@ -312,20 +313,24 @@ func TestRunRefusesWhileKilledProcessIsNotReaped(t *testing.T) {
 
 	start := time.Now()
 	_, err := e.Run(timeout(t, 200*time.Millisecond), "zpool", "status")
-	if !errors.Is(err, ErrTimeout) || !strings.Contains(err.Error(), "which has not exited 100ms later") {
+	var pid int
+	if !errors.Is(err, ErrTimeout) || !strings.Contains(err.Error(), "; still there 100ms later: pid ") {
 		t.Fatalf("error = %v, want a timeout saying the process has not exited", err)
+	}
+	if _, err := fmt.Sscanf(err.Error(), "zpool status: timed out after 200ms; killed process group %d;", &pid); err != nil {
+		t.Fatal(err)
 	}
 	if took := time.Since(start); took > 800*time.Millisecond {
 		t.Errorf("Run took %s, want the deadline plus reapWait, about 300ms", took)
 	}
-	if st := e.Stats()["zpool status"]; !st.StillRunning || st.Timeouts != 1 {
-		t.Errorf("stats = %+v, want still running after one timeout", st)
+	if st := e.Stats()["zpool status"]; !st.StillRunning || st.Timeouts != 1 || !strings.HasPrefix(st.Left, fmt.Sprintf("pid %d", pid)) {
+		t.Errorf("stats = %+v, want still running after one timeout, pid %d left", st, pid)
 	}
 
 	start = time.Now()
 	_, err = e.Run(timeout(t, 5*time.Second), "zpool", "status")
-	if !errors.Is(err, ErrStillRunning) || !strings.Contains(err.Error(), "not starting another") {
-		t.Errorf("second run: %v, want ErrStillRunning", err)
+	if !errors.Is(err, ErrStillRunning) || !strings.Contains(err.Error(), ": killed ") || !strings.Contains(err.Error(), fmt.Sprintf(" ago, still there: pid %d", pid)) || !strings.HasSuffix(err.Error(), "; not starting another") {
+		t.Errorf("second run: %v, want ErrStillRunning naming the killed process", err)
 	}
 	if took := time.Since(start); took > 100*time.Millisecond {
 		t.Errorf("refusal took %s, want it at once", took)

@@ -14,10 +14,15 @@ type CommandStats struct {
 	Timeouts     uint64        // runs killed at their deadline
 	Refused      uint64        // calls refused because an earlier process had not exited (ErrStillRunning)
 	LastDuration time.Duration // wall time of the last finished run
-	// StillRunning is set while a process killed on timeout or cancel has not
-	// exited (zpool stuck in the kernel on a suspended pool). No process of
-	// this command line starts until it has.
+	// StillRunning is set while something of a finished run has not exited:
+	// its process, killed on timeout or cancel, or what that process left
+	// behind (zpool stuck in the kernel on a suspended pool, under a
+	// wrapper or sudo). No process of this command line starts until it
+	// has.
 	StillRunning bool
+	// Left says what that is, while StillRunning:
+	// "pid 1240 (zpool, state D) of its process group".
+	Left string
 }
 
 // StatsReporter is implemented by runners that count their commands.
@@ -64,10 +69,6 @@ func (t *statsTable) finished(line string, took time.Duration, err error) {
 			s.Timeouts++
 		}
 	})
-}
-
-func (t *statsTable) setStillRunning(line string, v bool) {
-	t.update(line, func(s *CommandStats) { s.StillRunning = v })
 }
 
 func (t *statsTable) snapshot() map[string]CommandStats {

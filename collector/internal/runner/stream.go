@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"sync"
 	"time"
 )
@@ -18,7 +17,7 @@ var errStreamClosed = errors.New("stream closed")
 // group, which is killed when ctx ends or the stream is closed. Reading
 // returns io.EOF when the command exited with status 0, and an *Error when
 // it failed or was stopped. A command line has at most one stream, and none
-// while a killed process of it has not exited.
+// while anything of an earlier process of it has not exited.
 func (e *Exec) StartStream(ctx context.Context, name string, args ...string) (io.ReadCloser, error) {
 	line := CommandLine(name, args...)
 	if err := ctx.Err(); err != nil {
@@ -37,7 +36,9 @@ func (e *Exec) StartStream(ctx context.Context, name string, args ...string) (io
 
 	e.stats.started(line)
 	start := time.Now()
-	p, r, stderr, err := e.startStreamProcess(name, args)
+	r, w := io.Pipe()
+	stderr := newLimitedBuffer(e.maxStderr, true)
+	p, err := startProcess(name, args, childEnv(e.env), w, stderr, e.wait)
 	if err != nil {
 		err = &Error{Command: line, ExitCode: -1, Err: err}
 		e.stats.finished(line, time.Since(start), err)
@@ -50,7 +51,7 @@ func (e *Exec) StartStream(ctx context.Context, name string, args ...string) (io
 	s.proc = p
 	e.mu.Unlock()
 	st := &stream{
-		e: e, s: s, p: p, r: r, stderr: stderr, start: start,
+		e: e, s: s, p: p, r: r, w: w, stderr: stderr, start: start,
 		stopc: make(chan error, 1),
 		done:  make(chan struct{}),
 	}
@@ -58,30 +59,13 @@ func (e *Exec) StartStream(ctx context.Context, name string, args ...string) (io
 	return st, nil
 }
 
-// startStreamProcess gives the child the write end of a pipe as its stdout.
-// Unlike exec.Cmd's own pipe, this one is not closed when the child is
-// reaped, so the reader gets everything the child wrote before it exited.
-func (e *Exec) startStreamProcess(name string, args []string) (*process, *os.File, *limitedBuffer, error) {
-	r, w, err := os.Pipe()
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	stderr := newLimitedBuffer(e.maxStderr, true)
-	p, err := startProcess(name, args, childEnv(e.env), w, stderr, e.grace, e.wait)
-	w.Close() // the child holds its own copy
-	if err != nil {
-		r.Close()
-		return nil, nil, nil, err
-	}
-	return p, r, stderr, nil
-}
-
 // stream is the stdout of a running command.
 type stream struct {
 	e      *Exec
 	s      *slot
 	p      *process
-	r      *os.File
+	r      *io.PipeReader
+	w      *io.PipeWriter // the copy of the command's stdout; closed with how it ended
 	stderr *limitedBuffer
 	start  time.Time
 
@@ -102,52 +86,47 @@ func (st *stream) watch(ctx context.Context) {
 		cause = context.Cause(ctx)
 	case cause = <-st.stopc:
 	}
-	reaped := true
 	if cause != nil {
 		st.p.kill()
-		reaped = st.p.waitExit(st.e.grace)
+		gone := st.p.waitGone(st.e.grace)
 		err := fmt.Errorf("stopped: %w", cause)
-		if !reaped {
-			err = fmt.Errorf("%w; killed process group %d, which has not exited %s later", err, st.p.pid, st.e.grace)
+		if !gone {
+			err = fmt.Errorf("%w; killed process group %d: %s is still there %s later", err, st.p.pid, st.p.leftover(), st.e.grace)
 		}
+		st.unreaped = !gone
 		st.err = &Error{Command: st.s.line, ExitCode: -1, Stderr: st.stderr.String(), Err: err}
 		st.e.stats.finished(st.s.line, time.Since(st.start), nil) // stopped on purpose: not a failure
 	} else {
+		// As for Run: the output is whole once the command has exited, and
+		// the reader must not wait for what it left stuck in the kernel.
+		st.p.waitOutput()
+		st.p.waitGone(min(st.e.grace, reapWait))
 		_, st.err = exitResult(st.s.line, st.p.err, nil, st.stderr.String())
 		st.e.stats.finished(st.s.line, time.Since(st.start), st.err)
 	}
+	st.w.CloseWithError(st.err) // after all of the output: nil is io.EOF
 	st.e.mu.Lock()
-	st.e.settle(st.s, reaped)
+	st.e.settle(st.s, cause != nil)
 	st.e.mu.Unlock()
-	st.unreaped = !reaped
 	close(st.done)
 }
 
-// Read reads the command's stdout. At the end of it, Read waits for the
-// command to exit so that it can say how the command ended.
-func (st *stream) Read(b []byte) (int, error) {
-	n, err := st.r.Read(b)
-	if err == io.EOF {
-		<-st.done
-		if st.err != nil {
-			return n, st.err
-		}
-	}
-	return n, err
-}
+// Read reads the command's stdout. At the end of it, Read returns how the
+// command ended: io.EOF for exit status 0.
+func (st *stream) Read(b []byte) (int, error) { return st.r.Read(b) }
 
-// Close stops the command, if it still runs, and waits for it to be reaped,
-// at most for the kill grace period. The error says when a killed command
-// has not exited by then (stuck in the kernel): the caller cannot end it,
-// and its command line stays taken until it exits.
+// Close stops the command, if it still runs, and waits for it to go, at
+// most for the kill grace period. The error says when a killed command has
+// not gone by then (stuck in the kernel): the caller cannot end it, and its
+// command line stays taken until it goes.
 func (st *stream) Close() error {
 	st.closeOnce.Do(func() {
+		st.r.Close() // a copy waiting for the reader stops waiting
 		select {
 		case st.stopc <- errStreamClosed:
 		default:
 		}
 		<-st.done
-		st.r.Close()
 	})
 	if st.unreaped {
 		return st.err

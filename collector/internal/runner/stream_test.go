@@ -192,7 +192,7 @@ func TestStreamCloseReportsUnreapedProcess(t *testing.T) {
 	cancel()
 	start := time.Now()
 	err = rc.Close()
-	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "which has not exited 100ms later") {
+	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "is still there 100ms later") {
 		t.Errorf("Close = %v, want an error saying the killed process has not exited", err)
 	}
 	if took := time.Since(start); took > 2*time.Second {

@@ -1,0 +1,29 @@
+//go:build !linux
+
+package runner
+
+import (
+	"fmt"
+	"strings"
+)
+
+// sweeper kills what is left of a process group whose leader has exited.
+// Without /proc it cannot tell which processes are left: the group's id,
+// and the open pipes, say that something is.
+type sweeper struct{}
+
+// sweep kills what is left of group pgid and says what that is, also while
+// its output pipes are open: "" once nothing is.
+func (*sweeper) sweep(pgid int, openPipes []uint64) string {
+	var left []string
+	if killProcessGroup(pgid) {
+		left = append(left, fmt.Sprintf("process group %d", pgid))
+	}
+	if len(openPipes) > 0 {
+		left = append(left, "a process holding its output")
+	}
+	return strings.Join(left, " and ")
+}
+
+// describeProcess names a process for messages.
+func describeProcess(pid int) string { return fmt.Sprintf("pid %d", pid) }
