@@ -3,7 +3,8 @@
 // Exec runs them: each child leads its own process group, runs with
 // LC_ALL=C, has its stdout bounded and its stderr captured into the error,
 // and is killed with its whole group at the context's deadline. What a
-// child leaves running in its group when it exits is killed too.
+// child leaves running when it exits is killed too: the rest of its group,
+// and (on Linux) processes outside the group that hold its output pipes.
 // Identical concurrent runs share one process, and a command line never has
 // more than one: a zpool stuck in the kernel on a suspended pool, be it the
 // child or a process a wrapper or sudo started, makes later runs fail fast

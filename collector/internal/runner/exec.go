@@ -64,7 +64,7 @@ type ExecOptions struct {
 // pool, under a wrapper or not), Run and StartStream return ErrStillRunning
 // instead of piling up more. That is the leader, the rest of its process
 // group (killed once the leader exits), and processes outside the group
-// that hold its output pipes.
+// that hold its output pipes (on Linux, found in /proc and killed too).
 type Exec struct {
 	maxOutput int
 	maxStderr int

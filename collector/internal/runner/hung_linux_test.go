@@ -41,6 +41,13 @@ func TestRunStuckInKernelBehindWrapper(t *testing.T) {
 			standIn(t, "zpool", "trap 'kill -TERM $child' HUP INT TERM\nstat '"+fs.Path()+"' & child=$!\nwait $child")
 			return fs, "zpool", nil
 		}},
+		// Debian's sudoers sets use_pty: sudo runs the command in a session
+		// of its own, under a monitor process, outside the group we kill.
+		{"sudo with use_pty: the command in a session of its own", func(t *testing.T) (*hangFS, string, []string) {
+			fs := mountHangFS(t, t.TempDir())
+			standIn(t, "zpool", "setsid sh -c 'stat \"$1\"; exit $?' monitor '"+fs.Path()+"'")
+			return fs, "zpool", nil
+		}},
 		{"deploy/docker/zpool-host", dockerZpoolHost},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

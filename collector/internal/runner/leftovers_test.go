@@ -3,8 +3,11 @@
 package runner
 
 import (
+	"bufio"
+	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -38,6 +41,77 @@ func TestRunKillsChildLeftInGroup(t *testing.T) {
 	if st := e.Stats()["zpool status"]; st.Runs != scrapes || st.Failures != 0 || st.Refused != 0 {
 		t.Errorf("stats = %+v, want %d runs without failure", st, scrapes)
 	}
+}
+
+// escape is a stand-in's start: a grandchild leaves the process group
+// (setsid) with stdout, and the stand-in waits until it has.
+const escape = `setsid sh -c 'echo $$ >> "$1"; exec sleep 1000' sh "$D/escaped" &
+while [ ! -s "$D/escaped" ]; do sleep 0.01; done`
+
+// A grandchild that left the process group (setsid) and holds stdout after
+// the command exited: the run returns the output without waiting for it,
+// and it is found by the pipe it holds and killed.
+func TestRunKillsEscapedGrandchild(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("processes holding a pipe are found in /proc; elsewhere the command line stays taken until they exit")
+	}
+	dir := standIn(t, "zpool", escape+`; echo done`)
+	t.Cleanup(func() { killAll(t, filepath.Join(dir, "escaped")) })
+	e := NewExec(ExecOptions{KillGrace: time.Minute})
+	out, err := runWithin(t, 20*time.Second, func() ([]byte, error) {
+		return e.Run(timeout(t, 2*time.Minute), "zpool", "status")
+	})
+	if err != nil || string(out) != "done\n" {
+		t.Errorf("Run = %q, %v; want the output of the exited command", out, err)
+	}
+	waitDead(t, readPids(t, filepath.Join(dir, "escaped"))...)
+	waitUntilFree(t, e, "zpool status")
+}
+
+// At the deadline, a grandchild that left the process group dies with it:
+// neither it nor the command line's hung state outlive the run.
+func TestRunTimeoutKillsEscapedGrandchild(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("processes holding a pipe are found in /proc; elsewhere the command line stays taken until they exit")
+	}
+	dir := standIn(t, "zpool", escape+`; sleep 1000`)
+	t.Cleanup(func() { killAll(t, filepath.Join(dir, "escaped")) })
+	e := NewExec(ExecOptions{})
+	_, err := e.Run(timeout(t, 2*time.Second), "zpool", "status")
+	if !errors.Is(err, ErrTimeout) {
+		t.Fatalf("error = %v, want ErrTimeout", err)
+	}
+	escaped := readPids(t, filepath.Join(dir, "escaped"))
+	if len(escaped) != 1 {
+		t.Fatalf("grandchildren %v, want the one that escaped before the deadline", escaped)
+	}
+	waitDead(t, escaped...)
+	waitUntilFree(t, e, "zpool status")
+	if _, err := e.Run(timeout(t, 100*time.Millisecond), "zpool", "status"); errors.Is(err, ErrStillRunning) {
+		t.Errorf("run after the grandchild died: %v, want a new run", err)
+	}
+}
+
+// Closing a stream ends what its command started, also outside its group.
+func TestStreamCloseKillsEscapedGrandchild(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("processes holding a pipe are found in /proc; elsewhere the command line stays taken until they exit")
+	}
+	dir := standIn(t, "zpool", escape+`; echo ready; sleep 1000`)
+	t.Cleanup(func() { killAll(t, filepath.Join(dir, "escaped")) })
+	e := NewExec(ExecOptions{})
+	rc, err := e.StartStream(timeout(t, time.Minute), "zpool", "iostat", "10")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if line, err := bufio.NewReader(rc).ReadString('\n'); err != nil || line != "ready\n" {
+		t.Fatalf("first line = %q, %v", line, err)
+	}
+	if err := rc.Close(); err != nil {
+		t.Fatal(err)
+	}
+	waitDead(t, readPids(t, filepath.Join(dir, "escaped"))...)
+	waitUntilFree(t, e, "zpool iostat 10")
 }
 
 // runWithin calls f and fails the test if it has not returned within d: a

@@ -95,7 +95,7 @@ func (p *process) reap(wait func(*exec.Cmd) error) {
 	err := wait(p.cmd)
 	p.mu.Lock()
 	p.err = err
-	left := p.sweepLocked()
+	left := p.sweepLocked(false)
 	p.mu.Unlock()
 	for _, o := range p.outputs {
 		o.leaderExited()
@@ -104,22 +104,25 @@ func (p *process) reap(wait func(*exec.Cmd) error) {
 	for poll := time.Millisecond; left != ""; poll = min(2*poll, maxSweepPoll) {
 		p.pause(poll)
 		p.mu.Lock()
-		left = p.sweepLocked()
+		left = p.sweepLocked(true)
 		p.mu.Unlock()
 	}
 	close(p.gone)
 }
 
 // sweepLocked kills what is left of the process after its leader exited
-// and records what that is: "" once nothing is. Called with p.mu held.
-func (p *process) sweepLocked() string {
+// and records what that is: "" once nothing is. Looking for the processes
+// holding its pipes costs a walk of /proc; the first sweep, right after the
+// leader's exit, leaves that out, since the pipes usually close a moment
+// later. Called with p.mu held.
+func (p *process) sweepLocked(findHolders bool) string {
 	var open []uint64
 	for _, o := range p.outputs {
 		if !isClosed(o.eof) {
 			open = append(open, o.ino)
 		}
 	}
-	left := p.sweeper.sweep(p.pid, open)
+	left := p.sweeper.sweep(p.pid, open, findHolders)
 	p.left.Store(left)
 	return left
 }
@@ -144,15 +147,22 @@ func (p *process) pause(d time.Duration) {
 func (p *process) hasExited() bool { return isClosed(p.exited) }
 
 // kill sends SIGKILL to the whole process group, so that children the
-// command forked die with it. Once the leader is reaped its pid may be
-// reused, so the group is then left to reap, which kills what is left of
-// it.
+// command forked die with it, and to the processes outside it that hold
+// its output. Once the leader is reaped its pid may be reused, so the group
+// is then left to reap, which kills what is left of it.
 func (p *process) kill() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if !p.hasExited() && !killProcessGroup(p.pid) {
 		_ = p.cmd.Process.Kill() // no group here; make sure the child dies
 	}
+	var open []uint64
+	for _, o := range p.outputs {
+		if !isClosed(o.eof) {
+			open = append(open, o.ino)
+		}
+	}
+	p.sweeper.killHolders(open)
 }
 
 // waitOutput waits until the outputs have ended: at their end, or once the

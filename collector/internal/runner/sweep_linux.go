@@ -6,22 +6,34 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
+	"syscall"
+	"time"
 )
 
+// maxHolderWalk bounds the pause between two walks of /proc for the
+// processes holding a pipe, while walks find none (they may be out of
+// sight: another user's processes, when the exporter does not run as root).
+const maxHolderWalk = 30 * time.Second
+
 // sweeper kills what is left of a process group whose leader has exited,
-// found in /proc. It remembers whom it found, so that a process stuck in
-// the kernel for hours costs a look at its own /proc entry per sweep, not a
-// walk of all of /proc.
+// and the processes anywhere that hold its output pipes, found in /proc.
+// It remembers whom it found, so that a process stuck in the kernel for
+// hours costs a look at its own /proc entries per sweep, not a walk of all
+// of /proc.
 type sweeper struct {
-	members []int // live processes of the group at the last sweep
+	members   []int         // live processes of the group at the last sweep
+	holders   []int         // processes holding the pipes at the last sweep
+	nextWalk  time.Time     // no walk for holders before then
+	walkEvery time.Duration // grows while walks find no holder
 }
 
-// sweep kills what is left of group pgid and says what that is, also while
-// its output pipes are open: "" once nothing is. Zombies are not left: they
-// are dead, and a container's pid 1 may never reap them.
-func (s *sweeper) sweep(pgid int, openPipes []uint64) string {
+// sweep kills what is left of group pgid and of the holders of its open
+// pipes, and says what that is: "" once nothing is. Zombies are not left:
+// they are dead, and a container's pid 1 may never reap them.
+func (s *sweeper) sweep(pgid int, openPipes []uint64, findHolders bool) string {
 	var members []procInfo
 	if killProcessGroup(pgid) {
 		members = lookAgain(s.members, func(pi procInfo) bool { return pi.pgrp == pgid })
@@ -30,14 +42,50 @@ func (s *sweeper) sweep(pgid int, openPipes []uint64) string {
 		}
 	}
 	s.members = pids(members)
+	var outside []procInfo
+	if findHolders {
+		for _, pi := range s.killHolders(openPipes) {
+			if pi.pgrp != pgid {
+				outside = append(outside, pi)
+			}
+		}
+	}
 	var left []string
 	if len(members) > 0 {
 		left = append(left, describeSome(members, "of its process group"))
+	}
+	if len(outside) > 0 {
+		left = append(left, describeSome(outside, "outside its process group, holding its output"))
 	}
 	if len(left) == 0 && len(openPipes) > 0 {
 		left = append(left, "a process holding its output")
 	}
 	return strings.Join(left, " and ")
+}
+
+// killHolders kills the processes that hold any of the pipes and returns
+// them. It looks again at those it found last time before it walks /proc.
+func (s *sweeper) killHolders(pipes []uint64) []procInfo {
+	if len(pipes) == 0 {
+		s.holders = nil
+		return nil
+	}
+	holds := func(pi procInfo) bool { return holdsPipe(pi.pid, pipes) && !isUnexecutedFork(pi) }
+	found := lookAgain(s.holders, holds)
+	if len(found) == 0 && !time.Now().Before(s.nextWalk) {
+		found = walkProc(holds)
+		if len(found) == 0 {
+			s.walkEvery = min(max(2*s.walkEvery, 10*time.Millisecond), maxHolderWalk)
+			s.nextWalk = time.Now().Add(s.walkEvery)
+		} else {
+			s.walkEvery = 0
+		}
+	}
+	for _, pi := range found {
+		_ = syscall.Kill(pi.pid, syscall.SIGKILL)
+	}
+	s.holders = pids(found)
+	return found
 }
 
 // procInfo is what /proc/PID/stat says of a process.
@@ -122,6 +170,45 @@ func walkProc(keep func(procInfo) bool) []procInfo {
 		}
 	}
 	return found
+}
+
+// holdsPipe reports whether process pid has one of the pipes open.
+func holdsPipe(pid int, pipes []uint64) bool {
+	dir := "/proc/" + strconv.Itoa(pid) + "/fd/"
+	d, err := os.Open(dir)
+	if err != nil {
+		return false // gone, or not ours to look at
+	}
+	fds, _ := d.Readdirnames(-1)
+	d.Close()
+	for _, fd := range fds {
+		link, err := os.Readlink(dir + fd)
+		if err != nil {
+			continue
+		}
+		ino, ok := strings.CutPrefix(link, "pipe:[")
+		if !ok {
+			continue
+		}
+		n, err := strconv.ParseUint(strings.TrimSuffix(ino, "]"), 10, 64)
+		if err == nil && slices.Contains(pipes, n) {
+			return true
+		}
+	}
+	return false
+}
+
+// isUnexecutedFork reports whether pi is a child this process has forked
+// and that has not yet run its program: it holds copies of all our
+// descriptors for that moment, the pipes of other runs among them, and is
+// no part of them.
+func isUnexecutedFork(pi procInfo) bool {
+	if pi.ppid != os.Getpid() {
+		return false
+	}
+	exe, err := os.Readlink("/proc/" + strconv.Itoa(pi.pid) + "/exe")
+	self, serr := os.Readlink("/proc/self/exe")
+	return err == nil && serr == nil && exe == self
 }
 
 func pids(ps []procInfo) []int {

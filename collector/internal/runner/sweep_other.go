@@ -8,13 +8,14 @@ import (
 )
 
 // sweeper kills what is left of a process group whose leader has exited.
-// Without /proc it cannot tell which processes are left: the group's id,
-// and the open pipes, say that something is.
+// Without /proc it cannot tell which processes are left, nor find those
+// outside the group that hold the output: the group's id, and the open
+// pipes, say that something is.
 type sweeper struct{}
 
-// sweep kills what is left of group pgid and says what that is, also while
-// its output pipes are open: "" once nothing is.
-func (*sweeper) sweep(pgid int, openPipes []uint64) string {
+// sweep kills what is left of group pgid and says what that is: "" once
+// nothing is.
+func (*sweeper) sweep(pgid int, openPipes []uint64, _ bool) string {
 	var left []string
 	if killProcessGroup(pgid) {
 		left = append(left, fmt.Sprintf("process group %d", pgid))
@@ -24,6 +25,9 @@ func (*sweeper) sweep(pgid int, openPipes []uint64) string {
 	}
 	return strings.Join(left, " and ")
 }
+
+// killHolders does nothing: processes holding a pipe are not found here.
+func (*sweeper) killHolders([]uint64) {}
 
 // describeProcess names a process for messages.
 func describeProcess(pid int) string { return fmt.Sprintf("pid %d", pid) }
