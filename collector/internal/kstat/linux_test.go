@@ -235,6 +235,9 @@ func TestLinuxErrors(t *testing.T) {
 		{"named negative uint", named, "1 1 0x01 1 272 1 2\nname type data\nhits 4 -1\n", `line 3: cannot parse unsigned value "-1"`},
 		{"named no type", named, "name type data\nhits\n", `line 2: want "name type value"`},
 		{"named missing value", named, "name type data\nhits 4\n", `line 2: cannot parse unsigned value ""`},
+		// A form feed is white space to a reader of the name but not a
+		// column separator: the row has a type and a value but no name.
+		{"named no name", named, "name type data\n\f 00\n", `line 2: no name before the type in "\f 00"`},
 		{"named not named", named, "ONLINE\n", `line 1: want the "name type data" column header`},
 		{"named header only", named, "1 1 0x01 1 272 1 2\n", `line 2: no "name type data" column header`},
 		{"state empty", state, "\n", "line 2: no pool state"},

@@ -130,6 +130,11 @@ func parseEntry(line string) (Entry, error) {
 			continue
 		}
 		name := strings.TrimSpace(line[:spans[k].start])
+		if name == "" {
+			// The field before the type was white space other than blanks
+			// (a form feed): nothing to name the entry by.
+			return Entry{}, fmt.Errorf("no name before the type in %q", line)
+		}
 		value := strings.TrimLeft(line[spans[k].end:], " \t")
 		return newEntry(name, t, value)
 	}
