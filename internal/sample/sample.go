@@ -1,6 +1,7 @@
 // Package sample reads the shared corpus of real zpool, iostat and kstat
 // outputs (../shared/corpus) and the OpenZFS captures (../shared/captures)
-// for tests. Those files live beside the checkout, never inside it.
+// for tests. Those files live beside the checkout, never inside it
+// ($ZPE_SHARED moves them).
 package sample
 
 import (
@@ -13,23 +14,88 @@ import (
 	"testing"
 )
 
+// SharedEnv names the environment variable that moves the shared samples:
+// when set, tests read $ZPE_SHARED/<sub> instead of ../shared/<sub>. Set to
+// a missing directory, it shows what a checkout without them runs.
+const SharedEnv = "ZPE_SHARED"
+
 // Dir returns the absolute path of ../shared/<sub> beside the repository
 // root. Outside CI the test is skipped when it is missing; with CI=true a
 // missing directory fails the test, because CI must run every test.
 func Dir(t testing.TB, sub string) string {
 	t.Helper()
-	root, err := repoRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := filepath.Join(filepath.Dir(root), "shared", sub)
+	dir := sharedDir(t, sub)
 	if _, err := os.Stat(dir); err != nil {
 		if os.Getenv("CI") == "true" {
 			t.Fatalf("shared samples %s missing in CI: %v", dir, err)
 		}
-		t.Skipf("shared samples not found at %s (they sit beside the checkout): %v", dir, err)
+		t.Skipf("shared samples not found at %s (they sit beside the checkout, or set %s): %v", dir, SharedEnv, err)
 	}
 	return dir
+}
+
+// Seeds reads the shared samples matching pattern in ../shared/<sub> for a
+// fuzz target's seed corpus, and reads none when they are missing, in CI
+// too: a fuzz target must fuzz without them, from its package's own
+// fixtures, while the tests that need them (through Dir) fail in CI.
+func Seeds(t testing.TB, sub, pattern string) []File {
+	t.Helper()
+	dir := sharedDir(t, sub)
+	if _, err := os.Stat(dir); err != nil {
+		return nil
+	}
+	return Glob(t, dir, pattern)
+}
+
+// Bodies returns the bodies of the samples, as fuzz targets take them.
+func Bodies(files ...[]File) [][]byte {
+	var bodies [][]byte
+	for _, fs := range files {
+		for _, f := range fs {
+			bodies = append(bodies, f.Body)
+		}
+	}
+	return bodies
+}
+
+// CheckSeeds runs each of a package's fuzz seed functions with the shared
+// samples hidden and fails the test when one skips, fails or gives no
+// input: without the shared samples, a fuzz target must still start from
+// its package's own fixtures.
+func CheckSeeds(t *testing.T, seeds map[string]func(testing.TB) [][]byte) {
+	t.Helper()
+	t.Setenv(SharedEnv, filepath.Join(t.TempDir(), "missing"))
+	for name, seed := range seeds {
+		n, skipped := 0, false
+		ok := t.Run(name, func(t *testing.T) {
+			defer func() { skipped = t.Skipped() }()
+			n = len(seed(t))
+		})
+		switch {
+		case skipped:
+			t.Errorf("%s: seeding skipped the fuzz target without the shared samples", name)
+		case ok && n == 0:
+			t.Errorf("%s: no seed input without the shared samples", name)
+		}
+	}
+}
+
+// sharedDir is where the shared samples of sub are: under $ZPE_SHARED, or
+// in ../shared beside the repository root.
+func sharedDir(t testing.TB, sub string) string {
+	t.Helper()
+	if dir := os.Getenv(SharedEnv); dir != "" {
+		abs, err := filepath.Abs(filepath.Join(dir, sub))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return abs
+	}
+	root, err := repoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return filepath.Join(filepath.Dir(root), "shared", sub)
 }
 
 func repoRoot() (string, error) {

@@ -4,23 +4,25 @@ import (
 	"bytes"
 	"io"
 	"math"
-	"path/filepath"
 	"testing"
 
 	"github.com/zpool-exporter/zpool_exporter/internal/sample"
 )
 
-// seeds adds every fixture and every readable corpus sample.
-func seeds(f *testing.F) {
-	paths, _ := filepath.Glob(filepath.Join("testdata", "*.txt"))
-	// The shared samples sit beside the checkout; without them the targets
-	// still run on the fixtures.
-	corpus, _ := filepath.Glob(filepath.Join("..", "..", "..", "shared", "corpus", "bench", "*.txt"))
-	for _, p := range append(paths, corpus...) {
-		if s, err := sample.Read(p); err == nil {
-			f.Add(s.Body)
-		}
+// seeds are every fixture and every benchmark sample of the shared corpus
+// when it is there.
+func seeds(t testing.TB) [][]byte {
+	return sample.Bodies(sample.Glob(t, "testdata", "*.txt"), sample.Seeds(t, "corpus/bench", "*.txt"))
+}
+
+func addSeeds(f *testing.F) {
+	for _, in := range seeds(f) {
+		f.Add(in)
 	}
+}
+
+func TestFuzzSeedsWithoutSharedSamples(t *testing.T) {
+	sample.CheckSeeds(t, map[string]func(testing.TB) [][]byte{"workload": seeds})
 }
 
 // fuzzParser checks what every parser promises on any input: no panic;
@@ -28,7 +30,7 @@ func seeds(f *testing.F) {
 // results with it; or results with a headline, runs numbered from 1 and
 // figures that are finite and not negative.
 func fuzzParser(f *testing.F, tool Tool, parse func(io.Reader) (Summary, error)) {
-	seeds(f)
+	addSeeds(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		s, err := parse(bytes.NewReader(data))
 		if err != nil {
@@ -67,7 +69,7 @@ func FuzzParseFilebench(f *testing.F) { fuzzParser(f, Filebench, ParseFilebench)
 // Detect either names a tool whose parser is then used, or says it knows
 // none.
 func FuzzParseDetected(f *testing.F) {
-	seeds(f)
+	addSeeds(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		tool, err := Detect(bytes.NewReader(data))
 		s, perr := Parse("", bytes.NewReader(data))

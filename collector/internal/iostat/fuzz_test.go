@@ -2,34 +2,33 @@ package iostat
 
 import (
 	"bytes"
-	"path/filepath"
 	"testing"
 
 	"github.com/zpool-exporter/zpool_exporter/internal/sample"
 )
 
-// seeds adds every fixture and every readable corpus and capture sample.
-func seeds(f *testing.F) {
-	paths, _ := filepath.Glob(filepath.Join("testdata", "*.txt"))
-	for _, p := range paths {
-		if s, err := sample.Read(p); err == nil {
-			f.Add(s.Body)
-		}
-	}
-	// The shared samples sit beside the checkout; without them the
-	// targets still run on the fixtures.
-	for _, sub := range []string{"corpus/iostat", "captures/openzfs-2.3"} {
-		paths, _ := filepath.Glob(filepath.Join("..", "..", "..", "..", "shared", sub, "*.txt"))
-		for _, p := range paths {
-			if s, err := sample.Read(p); err == nil {
-				f.Add(s.Body)
-			}
-		}
+// seeds are every fixture and every corpus and capture sample when the
+// shared samples are there.
+func seeds(t testing.TB) [][]byte {
+	return sample.Bodies(
+		sample.Glob(t, "testdata", "*.txt"),
+		sample.Seeds(t, "corpus/iostat", "*.txt"),
+		sample.Seeds(t, "captures/openzfs-2.3", "*.txt"),
+	)
+}
+
+func addSeeds(f *testing.F) {
+	for _, in := range seeds(f) {
+		f.Add(in)
 	}
 }
 
+func TestFuzzSeedsWithoutSharedSamples(t *testing.T) {
+	sample.CheckSeeds(t, map[string]func(testing.TB) [][]byte{"iostat": seeds})
+}
+
 func FuzzParseIostat(f *testing.F) {
-	seeds(f)
+	addSeeds(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		reports, err := ParseIostat(bytes.NewReader(data))
 		if err != nil {
@@ -49,7 +48,7 @@ func FuzzParseIostat(f *testing.F) {
 }
 
 func FuzzParseErrorSummary(f *testing.F) {
-	seeds(f)
+	addSeeds(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		summary, err := ParseErrorSummary(bytes.NewReader(data))
 		if err != nil && summary != nil {

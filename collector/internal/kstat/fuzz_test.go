@@ -2,32 +2,37 @@ package kstat
 
 import (
 	"bytes"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/zpool-exporter/zpool_exporter/internal/sample"
 )
 
-// addSeeds seeds f with every fixture and every kstat sample of the corpus
-// and the OpenZFS captures, whatever its format: each parser must survive
-// the others' inputs too. The large dbgmsg and dbufs captures are left out
-// to keep fuzzing quick.
-func addSeeds(f *testing.F) {
-	paths, _ := filepath.Glob("testdata/*.txt")
-	for _, p := range paths {
-		f.Add(sample.MustRead(f, p).Body)
-	}
+// seeds are every fixture and every kstat sample of the shared corpus and
+// OpenZFS captures when they are there, whatever its format: each parser
+// must survive the others' inputs too. The large dbgmsg and dbufs captures
+// are left out to keep fuzzing quick.
+func seeds(t testing.TB) [][]byte {
+	in := sample.Bodies(sample.Glob(t, "testdata", "*.txt"))
 	for _, dir := range []string{"corpus/kstat-linux", "corpus/kstat-freebsd", "corpus/kstat-illumos"} {
-		for _, s := range sample.Glob(f, sample.Dir(f, dir), "*.txt") {
-			f.Add(s.Body)
-		}
+		in = append(in, sample.Bodies(sample.Seeds(t, dir, "*.txt"))...)
 	}
-	for _, s := range sample.Glob(f, sample.Dir(f, "captures/openzfs-2.3"), "*__kstat-zfs-*.txt") {
+	for _, s := range sample.Seeds(t, "captures/openzfs-2.3", "*__kstat-zfs-*.txt") {
 		if !strings.Contains(s.Path, "dbgmsg") && !strings.Contains(s.Path, "dbufs") {
-			f.Add(s.Body)
+			in = append(in, s.Body)
 		}
 	}
+	return in
+}
+
+func addSeeds(f *testing.F) {
+	for _, in := range seeds(f) {
+		f.Add(in)
+	}
+}
+
+func TestFuzzSeedsWithoutSharedSamples(t *testing.T) {
+	sample.CheckSeeds(t, map[string]func(testing.TB) [][]byte{"kstat": seeds})
 }
 
 func FuzzParseNamed(f *testing.F) {

@@ -617,21 +617,7 @@ func TestIostatScannerKeepsReportsBeforeAnError(t *testing.T) {
 }
 
 func FuzzParseIostat(f *testing.F) {
-	var seeds []string
-	for _, pattern := range []string{"testdata/iostat-*.txt", "testdata/zfs-fuse/*iostat*.txt"} {
-		paths, _ := filepath.Glob(pattern)
-		seeds = append(seeds, paths...)
-	}
-	for _, p := range seeds {
-		f.Add(sample.MustRead(f, p).Body)
-	}
-	for _, s := range sample.Glob(f, sample.Dir(f, "corpus/zpool-iostat"), "*.txt") {
-		f.Add(s.Body)
-	}
-	dir := openZFS23(f)
-	for _, s := range sample.Glob(f, dir, "*zpool-iostat*.txt") {
-		f.Add(s.Body)
-	}
+	addSeeds(f, iostatSeeds)
 	status := &Status{Pools: []*Pool{
 		testPool("tank", normal(vd("mirror-0", "mirror", leaf("vdb"), leaf("vdc")))),
 		testPool("rz1", normal(vd("raidz1-0", "raidz1", leaf("sda"), leaf("sdb"))), class(ClassLog, leaf("sdc"))),

@@ -400,10 +400,7 @@ func TestParseHealth(t *testing.T) {
 }
 
 func FuzzParseGet(f *testing.F) {
-	addSeeds(f, "testdata/zfs-fuse", "*get*.txt")
-	addSeeds(f, "testdata", "vdevprops-*.txt")
-	addSeeds(f, sample.Dir(f, "corpus/zpool-list"), "*get*.txt")
-	addSeeds(f, sample.Dir(f, "captures/openzfs-2.3"), "09-*zpool-get-*all*.txt")
+	addSeeds(f, getSeeds)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		props, err := ParseGet(bytes.NewReader(data))
 		if err != nil && props != nil {
@@ -418,9 +415,7 @@ func FuzzParseGet(f *testing.F) {
 }
 
 func FuzzParseList(f *testing.F) {
-	addSeeds(f, "testdata/zfs-fuse", "*list*.txt")
-	addSeeds(f, sample.Dir(f, "corpus/zpool-list"), "list-Hp-*.txt")
-	addSeeds(f, sample.Dir(f, "captures/openzfs-2.3"), "*zpool-list*-Hp.txt")
+	addSeeds(f, listSeeds)
 	columns := []string{"name", "size", "allocated", "free", "capacity", "dedupratio", "health", "guid"}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		for _, cols := range [][]string{columns, defaultListColumns} {

@@ -996,29 +996,7 @@ func TestParseStatusSkipsUnreadableScan(t *testing.T) {
 }
 
 func FuzzParseStatus(f *testing.F) {
-	var paths []string
-	for _, pattern := range []string{"testdata/status-*.txt", "testdata/zfs-fuse/*__status*.txt"} {
-		m, err := filepath.Glob(pattern)
-		if err != nil {
-			f.Fatal(err)
-		}
-		paths = append(paths, m...)
-	}
-	for _, p := range paths {
-		s, err := sample.Read(p)
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(s.Body)
-	}
-	for _, s := range sample.Glob(f, sample.Dir(f, "corpus/zpool-status"), "*.txt") {
-		f.Add(s.Body)
-	}
-	for _, s := range sample.Glob(f, sample.Dir(f, "captures/openzfs-2.3"), "*zpool-status*.txt") {
-		if !strings.Contains(s.Header["command"], " -j") {
-			f.Add(s.Body)
-		}
-	}
+	addSeeds(f, statusSeeds)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		st, err := ParseStatus(bytes.NewReader(data), time.UTC)
 		if err != nil {
