@@ -869,16 +869,8 @@ func FuzzIostatDiskOf(f *testing.F) {
 
 // Whatever the stream, counters and CPU seconds never go negative.
 func FuzzOSIostatSampler(f *testing.F) {
-	for _, name := range []string{"illumos-iostat-xnc-10.txt", "solaris-iostat-xnc-10.txt", "freebsd-iostat-x-w-10.txt"} {
-		if s, err := sample.Read(filepath.Join("testdata", "disk-iostat", name)); err == nil {
-			f.Add(s.Body)
-		}
-	}
-	paths, _ := filepath.Glob(filepath.Join("..", "..", "shared", "corpus", "iostat", "*.txt"))
-	for _, p := range paths {
-		if s, err := sample.Read(p); err == nil {
-			f.Add(s.Body)
-		}
+	for _, data := range osIostatSeeds(f) {
+		f.Add(data)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		for _, os := range []string{"illumos", "freebsd"} {
