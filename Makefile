@@ -83,11 +83,22 @@ staticcheck:
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./collector/...
 
-# Runs each fuzz target for FUZZTIME (the seeds alone run in every go test).
+# Runs each fuzz target of every package that has one for FUZZTIME (the
+# seeds alone run in every go test). The targets start from the project's
+# fixtures and add the shared samples when they are there;
+# ZPE_SHARED=/nonexistent fuzzes without them.
 FUZZTIME ?= 30s
 fuzz:
-	@for pkg in ./collector/internal/... ./internal/workload; do \
-		for f in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
-			$(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
+	@set -e; \
+	list=$$($(GO) list -f '{{$$d := .Dir}}{{.ImportPath}}{{range .TestGoFiles}} {{$$d}}/{{.}}{{end}}{{range .XTestGoFiles}} {{$$d}}/{{.}}{{end}}' ./...); \
+	pkgs=$$(echo "$$list" | while read -r pkg files; do \
+		if [ -n "$$files" ] && grep -q '^func Fuzz' $$files; then echo $$pkg; fi; \
+	done); \
+	[ -n "$$pkgs" ] || { echo "no fuzz targets found"; exit 1; }; \
+	for pkg in $$pkgs; do \
+		targets=$$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz'); \
+		for f in $$targets; do \
+			echo "fuzz $$pkg $$f for $(FUZZTIME)"; \
+			$(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg; \
 		done; \
 	done
