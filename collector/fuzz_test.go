@@ -81,7 +81,7 @@ var fuzzInputs = []fuzzInput{
 			sample.Glob(t, zpoolFixtures, "status-*.txt"),
 			sample.Glob(t, zpoolFixtures, "zfs-fuse/*__status*.txt"),
 			sample.Glob(t, guestCaptures, "*__zpool_status.txt"),
-			withoutDuplicateNames(sample.Seeds(t, "corpus/zpool-status", "*.txt")),
+			sample.Seeds(t, "corpus/zpool-status", "*.txt"),
 			notJSON(sample.Seeds(t, "captures/openzfs-2.3", "*zpool-status*.txt")),
 		)
 	}, func(e *fuzzEnv, data []byte, _ int) { e.setZpool(data, "status") }},
@@ -185,27 +185,6 @@ func linuxKstatInput(path, own, shared string) fuzzInput {
 	}, func(e *fuzzEnv, data []byte, _ int) { e.kstats[path] = &fstest.MapFile{Data: data} }}
 }
 
-// duplicateNames are the shared samples of zpool status that name a pool
-// or a vdev twice (serial numbers redacted alike, the outputs of a loop one
-// after the other). The status collector exports such a name twice, which a
-// registry rejects; they are seeds again once it exports each name once.
-var duplicateNames = map[string]bool{
-	"openzfs230-suspended-pool-row-unavail-scrub-running.txt":           true,
-	"zol07x-loop-canceled-then-restart-over-100pct-with-date-lines.txt": true,
-	"zol08-resilver-cksum-resilvering-logs-cache-redacted.txt":          true,
-	"zol083-two-pools-0-days-duration-redacted.txt":                     true,
-}
-
-func withoutDuplicateNames(files []sample.File) []sample.File {
-	var out []sample.File
-	for _, f := range files {
-		if !duplicateNames[filepath.Base(f.Path)] {
-			out = append(out, f)
-		}
-	}
-	return out
-}
-
 // notJSON leaves out the samples of `zpool status -j`.
 func notJSON(files []sample.File) []sample.File {
 	var out []sample.File
@@ -275,7 +254,8 @@ func (b fuzzBase) env(step int, zpoolDown bool) *fuzzEnv {
 // registry gathers it.
 func collect(t *testing.T, env *fuzzEnv) {
 	t.Helper()
-	logger := slog.New(slog.DiscardHandler)
+	var logs bytes.Buffer // the handler writes under a lock of its own
+	logger := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelError}))
 	sampler := NewIostatSampler("zpool", time.Second, nil, env, logger)
 	sampler.now = func() time.Time { return testNow }
 	if env.stream != nil {
@@ -313,8 +293,19 @@ func collect(t *testing.T, env *fuzzEnv) {
 	// (capabilities, freshness, transaction groups already seen).
 	reg := prometheus.NewPedanticRegistry()
 	reg.MustRegister(e.Scraper(ctx))
-	if _, err := reg.Gather(); err != nil {
+	fams, err := reg.Gather()
+	if err != nil {
 		t.Fatalf("gather: %v", err)
+	}
+	// A panic fails its collector instead of the process, and a metric the
+	// collectors could not build is dropped: both are bugs all the same.
+	if strings.Contains(logs.String(), errPanic.Error()) {
+		t.Fatalf("a collector panicked:\n%s", logs.String())
+	}
+	for _, c := range []string{"status", "properties", "vdev_io", "kstat", exporterMetrics} {
+		if v, _ := value(fams, "zfs_exporter_dropped_series_total", map[string]string{"collector": c, "reason": dropInvalid}); v != 0 {
+			t.Fatalf("%v invalid series of collector %s dropped", v, c)
+		}
 	}
 }
 
