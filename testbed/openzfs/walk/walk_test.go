@@ -1053,8 +1053,10 @@ func duplicateNames(t *testing.T, e *e2e.Exporter, mnt string) {
 	}
 	create("dupd", "draid1:2d:4c:1s", file(1), file(2), file(3), file(4), "draid1:2d:4c:1s", file(5), file(6), file(7), file(8))
 	defer zpool(t, "destroy", "-f", "dupd")
+	// A plain offline: zed attaches a spare by itself to a faulted disk
+	// (offline -f), and the replace would then find the spare busy.
 	for _, r := range [][2]string{{file(1), "draid1-0-0"}, {file(5), "draid1-1-0"}} {
-		zpool(t, "offline", "-f", "dupd", r[0])
+		zpool(t, "offline", "dupd", r[0])
 		zpool(t, "replace", "dupd", r[0], r[1])
 	}
 	zpool(t, "wait", "-t", "resilver", "dupd")
