@@ -10,6 +10,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -520,4 +521,133 @@ func TestScrapeLeavesBlockedCollectorBehind(t *testing.T) {
 	if n := blocked.calls.Load(); n != 2 {
 		t.Errorf("the released collector ran %d times in all, want 2", n)
 	}
+}
+
+// Two dRAID vdevs each using its distributed spare and two raidz1 vdevs each
+// replacing their first disk, as a real OpenZFS 2.3.2 printed them: zpool
+// names two vdevs spare-0 and two replacing-0 in one pool. From the JSON and
+// from the text status alike, each is exported under its own name with its
+// children below it, and nothing is dropped.
+func TestDuplicateVdevNamesFromGuest(t *testing.T) {
+	const dir = "internal/zpool/testdata/openzfs-2.3-guest"
+	files, err := filepath.Glob(filepath.Join(dir, "10-duplicate-names__*.txt"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no captures: %v", err)
+	}
+	textOnly := t.TempDir() // the same outputs from a zpool without -j
+	for _, f := range files {
+		if strings.Contains(f, "_-j_") {
+			continue
+		}
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(textOnly, filepath.Base(f)), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	leaf := func(n int) string {
+		return fmt.Sprintf("/var/tmp/dup1984221827/f%02d", n)
+	}
+	want := []struct{ pool, vdev, typ, parent string }{
+		{"dupd", "draid1:2d:4c:1s-0/spare-0", "spare", "draid1:2d:4c:1s-0"},
+		{"dupd", "draid1:2d:4c:1s-1/spare-0", "spare", "draid1:2d:4c:1s-1"},
+		{"dupd", leaf(1), "file", "draid1:2d:4c:1s-0/spare-0"},
+		{"dupd", leaf(5), "file", "draid1:2d:4c:1s-1/spare-0"},
+		{"dupd", "draid1-0-0", "dspare", "draid1:2d:4c:1s-0/spare-0"},
+		{"dupd", "draid1-1-0", "dspare", "draid1:2d:4c:1s-1/spare-0"},
+		{"dupr", "raidz1-0/replacing-0", "replacing", "raidz1-0"},
+		{"dupr", "raidz1-1/replacing-0", "replacing", "raidz1-1"},
+		{"dupr", leaf(9), "file", "raidz1-0/replacing-0"},
+		{"dupr", leaf(16), "file", "raidz1-1/replacing-0"},
+	}
+	trees := map[string][]string{}
+	for format, dir := range map[string]string{"json": dir, "exact": textOnly} { // exact: status -p
+		t.Run(format, func(t *testing.T) {
+			replay, err := runner.NewReplayWithOptions(dir, runner.ReplayOptions{Scenarios: []string{"10-duplicate-names"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			e, _ := replayExporter(t, replay, 0)
+			fams := gather(t, e) // a pedantic registry: fails on a series sent twice
+			if v, _ := value(fams, "zfs_exporter_capabilities_info", map[string]string{"status_format": format}); v != 1 {
+				t.Errorf("status not read as %s", format)
+			}
+			for _, w := range want {
+				labels := map[string]string{"pool": w.pool, "vdev": w.vdev, "vdev_type": w.typ, "parent": w.parent}
+				if v, ok := value(fams, "zfs_vdev_info", labels); !ok || v != 1 {
+					t.Errorf("no zfs_vdev_info%v", labels)
+				}
+			}
+			for _, labels := range []map[string]string{
+				{"pool": "dupd", "vdev": "draid1-0-0", "state": "inuse"},
+				{"pool": "dupd", "vdev": "draid1-1-0", "state": "inuse"},
+				{"pool": "dupd", "vdev": leaf(5), "state": "offline"},
+				{"pool": "dupd", "vdev": "draid1:2d:4c:1s-1/spare-0", "state": "degraded"},
+				{"pool": "dupr", "vdev": "raidz1-1/replacing-0", "state": "online"},
+			} {
+				if v, _ := value(fams, "zfs_vdev_state", labels); v != 1 {
+					t.Errorf("zfs_vdev_state%v != 1", labels)
+				}
+			}
+			for _, c := range []string{"status", "properties", "vdev_io"} {
+				if v, _ := value(fams, "zfs_exporter_collector_success", map[string]string{"collector": c}); v != 1 {
+					t.Errorf("collector %s failed", c)
+				}
+				for _, reason := range []string{"duplicate", "invalid"} {
+					if v, _ := value(fams, "zfs_exporter_dropped_series_total", map[string]string{"collector": c, "reason": reason}); v != 0 {
+						t.Errorf("collector %s: %v series dropped as %s", c, v, reason)
+					}
+				}
+			}
+			// Vdev properties list no spare-N or replacing-N: each has the
+			// sum of its own children, not of the other one's.
+			for _, top := range []string{"raidz1-0", "raidz1-1"} {
+				parent := top + "/replacing-0"
+				got, _ := value(fams, "zfs_vdev_write_bytes_total", map[string]string{"pool": "dupr", "vdev": parent})
+				children := 0.0
+				for _, s := range series(fams, "zfs_vdev_info", map[string]string{"pool": "dupr", "parent": parent}) {
+					v, _ := value(fams, "zfs_vdev_write_bytes_total", map[string]string{"pool": "dupr", "vdev": s["vdev"]})
+					children += v
+				}
+				if format == "json" && (got <= 0 || got != children) {
+					t.Errorf("%s: write bytes %v, its children %v: want equal and > 0", parent, got, children)
+				}
+			}
+			var tree []string
+			for _, s := range series(fams, "zfs_vdev_info", nil) {
+				tree = append(tree, s["pool"]+" "+s["vdev"]+" < "+s["parent"])
+			}
+			slices.Sort(tree)
+			trees[format] = tree
+		})
+	}
+	if j, txt := strings.Join(trees["json"], "\n"), strings.Join(trees["exact"], "\n"); j != txt {
+		t.Errorf("the JSON and the text status give different trees:\n%s\n\n%s", j, txt)
+	}
+}
+
+// series lists the label sets of the series of name that have labels.
+func series(families []*dto.MetricFamily, name string, labels map[string]string) []map[string]string {
+	var out []map[string]string
+	for _, mf := range families {
+		if mf.GetName() != name {
+			continue
+		}
+	metrics:
+		for _, m := range mf.GetMetric() {
+			got := map[string]string{}
+			for _, l := range m.GetLabel() {
+				got[l.GetName()] = l.GetValue()
+			}
+			for k, v := range labels {
+				if got[k] != v {
+					continue metrics
+				}
+			}
+			out = append(out, got)
+		}
+	}
+	return out
 }
