@@ -153,6 +153,7 @@ func TestIllumosErrors(t *testing.T) {
 		{"human name first", kstatHuman, "name:   arcstats   class:  misc\n", "line 1: \"name:   arcstats   class:  misc\" without a module line"},
 		{"human bad module", kstatHuman, "module: zfs  instance: x\n", "line 1: want \"module: M  instance: N\""},
 		{"human no name", kstatHuman, "module: zfs   instance: 0\n\thits  1\n", `line 2: statistic "hits  1" outside a kstat`},
+		{"human colon statistic", kstatHuman, "module:0 instance:0\nname:000000000\n:", `line 3: statistic ":" holds a colon`},
 	} {
 		err := tc.parse(tc.in)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

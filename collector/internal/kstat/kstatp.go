@@ -124,6 +124,10 @@ func ParseKstat(r io.Reader) ([]Stat, error) {
 				return nil, fmt.Errorf("line %d: statistic %q outside a kstat", lineNo, trimmed)
 			}
 			statistic, value := splitKstatLine(trimmed)
+			if strings.Contains(statistic, ":") {
+				// kstat -p would print it as another name: not a statistic.
+				return nil, fmt.Errorf("line %d: statistic %q holds a colon", lineNo, statistic)
+			}
 			stats = append(stats, newStat(cur.Module, cur.Instance, cur.Name, statistic, value))
 		}
 	}
