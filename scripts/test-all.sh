@@ -7,8 +7,8 @@
 # file and deployment configs, and the walk on real OpenZFS 2.3 in a qemu
 # guest. Run it as root on Debian: it installs the packages of
 # scripts/test-packages.txt whose commands are missing (zfs-fuse,
-# prometheus, prometheus-alertmanager, chromium, libxml2-utils, qemu,
-# debootstrap...), starts the zfs-fuse daemon when none runs, and stops the
+# prometheus, prometheus-alertmanager, chromium, libxml2-utils, and for the
+# OpenZFS guest qemu-system-x86, debootstrap and e2fsprogs...), starts the zfs-fuse daemon when none runs, and stops the
 # daemon again if it started it. ZPE_OPENZFS chooses the OpenZFS versions of
 # the walk (2.3 unless set; "none" leaves the walk out).
 set -euo pipefail
