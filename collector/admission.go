@@ -1,7 +1,6 @@
 package collector
 
 import (
-	"fmt"
 	"maps"
 	"strings"
 
@@ -41,28 +40,36 @@ func (e *Exporter) newAdmission(out chan<- prometheus.Metric) *admission {
 	return &admission{e: e, out: out, seen: map[*prometheus.Desc]map[string]struct{}{}}
 }
 
-// send passes m on unless it is invalid or a duplicate.
+// send passes m on unless it is invalid or a duplicate. A metric of
+// constMetric is valid and knows its series; any other is written to find
+// out.
 func (a *admission) send(collector string, m prometheus.Metric) {
-	var pb dto.Metric
-	if err := m.Write(&pb); err != nil {
-		a.e.dropped(collector, dropInvalid, m.Desc(), err.Error())
-		return
+	key, ok := "", false
+	if k, isKeyed := m.(keyed); isKeyed {
+		key, ok = k.key, true
 	}
-	var key strings.Builder
-	for _, l := range pb.GetLabel() {
-		key.WriteString(l.GetValue())
-		key.WriteByte(0xff) // never in a valid label value
+	if !ok {
+		var pb dto.Metric
+		if err := m.Write(&pb); err != nil {
+			a.e.dropped(collector, dropInvalid, m.Desc(), err.Error())
+			return
+		}
+		values := make([]string, len(pb.GetLabel()))
+		for i, l := range pb.GetLabel() {
+			values[i] = l.GetValue()
+		}
+		key = seriesKey(values)
 	}
 	series := a.seen[m.Desc()]
 	if series == nil {
 		series = map[string]struct{}{}
 		a.seen[m.Desc()] = series
 	}
-	if _, dup := series[key.String()]; dup {
-		a.e.dropped(collector, dropDuplicate, m.Desc(), seriesString(&pb))
+	if _, dup := series[key]; dup {
+		a.e.dropped(collector, dropDuplicate, m.Desc(), strings.ReplaceAll(key, "\xff", ","))
 		return
 	}
-	series[key.String()] = struct{}{}
+	series[key] = struct{}{}
 	a.out <- m
 }
 
@@ -111,13 +118,4 @@ func (e *Exporter) collectDrops(ch chan<- prometheus.Metric) {
 			counter(ch, droppedSeriesDesc, drops[dropKey{c, reason}], c, reason)
 		}
 	}
-}
-
-// seriesString shows a series' labels as the exposition would.
-func seriesString(m *dto.Metric) string {
-	parts := make([]string, 0, len(m.GetLabel()))
-	for _, l := range m.GetLabel() {
-		parts = append(parts, fmt.Sprintf("%s=%q", l.GetName(), l.GetValue()))
-	}
-	return "{" + strings.Join(parts, ",") + "}"
 }

@@ -18,12 +18,24 @@ func desc(subsystem, name, help string, labels ...string) *prometheus.Desc {
 // It never panics: a metric that cannot be built is sent as an invalid
 // metric, which the scrape drops and counts (see admission).
 func constMetric(d *prometheus.Desc, t prometheus.ValueType, v float64, labels []string) prometheus.Metric {
-	m, err := prometheus.NewConstMetric(d, t, v, labelValues(labels)...)
+	labels = labelValues(labels)
+	m, err := prometheus.NewConstMetric(d, t, v, labels...)
 	if err != nil {
 		return prometheus.NewInvalidMetric(d, err)
 	}
-	return m
+	return keyed{m, seriesKey(labels)}
 }
+
+// keyed is a metric built here, valid, that carries its label values, so
+// that admission tells a duplicate without writing the metric a second time
+// (the registry writes it once more anyway).
+type keyed struct {
+	prometheus.Metric
+	key string
+}
+
+// seriesKey joins label values with a byte that no valid one holds.
+func seriesKey(values []string) string { return strings.Join(values, "\xff") }
 
 func gauge(ch chan<- prometheus.Metric, d *prometheus.Desc, v float64, labels ...string) {
 	ch <- constMetric(d, prometheus.GaugeValue, v, labels)

@@ -102,9 +102,10 @@ func (h *histogram) metric(d *prometheus.Desc, labels ...string) prometheus.Metr
 		cumulative += h.counts[i]
 		buckets[b] = cumulative
 	}
-	m, err := prometheus.NewConstHistogram(d, h.count, h.sum, buckets, labelValues(labels)...)
+	labels = labelValues(labels)
+	m, err := prometheus.NewConstHistogram(d, h.count, h.sum, buckets, labels...)
 	if err != nil {
 		return prometheus.NewInvalidMetric(d, err)
 	}
-	return m
+	return keyed{m, seriesKey(labels)}
 }
