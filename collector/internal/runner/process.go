@@ -116,13 +116,7 @@ func (p *process) reap(wait func(*exec.Cmd) error) {
 // leader's exit, leaves that out, since the pipes usually close a moment
 // later. Called with p.mu held.
 func (p *process) sweepLocked(findHolders bool) string {
-	var open []uint64
-	for _, o := range p.outputs {
-		if !isClosed(o.eof) {
-			open = append(open, o.ino)
-		}
-	}
-	left := p.sweeper.sweep(p.pid, open, findHolders)
+	left := p.sweeper.sweep(p.pid, p.openPipes(), findHolders)
 	p.left.Store(left)
 	return left
 }
@@ -156,13 +150,18 @@ func (p *process) kill() {
 	if !p.hasExited() && !killProcessGroup(p.pid) {
 		_ = p.cmd.Process.Kill() // no group here; make sure the child dies
 	}
+	p.sweeper.killHolders(p.openPipes())
+}
+
+// openPipes lists the inodes of the output pipes not at their end yet.
+func (p *process) openPipes() []uint64 {
 	var open []uint64
 	for _, o := range p.outputs {
 		if !isClosed(o.eof) {
 			open = append(open, o.ino)
 		}
 	}
-	p.sweeper.killHolders(open)
+	return open
 }
 
 // waitOutput waits until the outputs have ended: at their end, or once the
