@@ -1,17 +1,10 @@
 package main
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/json"
-	"encoding/pem"
 	"io"
-	"math/big"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -197,37 +190,15 @@ func TestBenchmarkWindowAPIBehindBasicAuth(t *testing.T) {
 // client that trusts the certificate.
 func tlsBasicAuthConfig(t *testing.T) (string, *http.Client) {
 	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber:          big.NewInt(1),
-		Subject:               pkix.Name{CommonName: "zpool_exporter test"},
-		NotBefore:             time.Now().Add(-time.Hour),
-		NotAfter:              time.Now().Add(24 * time.Hour),
-		KeyUsage:              x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
-		ExtKeyUsage:           []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-		BasicConstraintsValid: true,
-		IsCA:                  true,
-		IPAddresses:           []net.IP{net.ParseIP("127.0.0.1")},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	keyDER, err := x509.MarshalECPrivateKey(key)
-	if err != nil {
-		t.Fatal(err)
-	}
+	certPEM, keyPEM := e2e.SelfSignedCert(t)
 	hash, err := bcrypt.GenerateFromPassword([]byte("s3cret"), bcrypt.MinCost)
 	if err != nil {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
 	for name, data := range map[string][]byte{
-		"cert.pem": pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}),
-		"key.pem":  pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER}),
+		"cert.pem": certPEM,
+		"key.pem":  keyPEM,
 		"web.yml": []byte("tls_server_config:\n  cert_file: cert.pem\n  key_file: key.pem\n" +
 			"basic_auth_users:\n  runner: " + string(hash) + "\n"),
 	} {
@@ -235,12 +206,10 @@ func tlsBasicAuthConfig(t *testing.T) (string, *http.Client) {
 			t.Fatal(err)
 		}
 	}
-	cert, err := x509.ParseCertificate(der)
-	if err != nil {
-		t.Fatal(err)
-	}
 	pool := x509.NewCertPool()
-	pool.AddCert(cert)
+	if !pool.AppendCertsFromPEM(certPEM) {
+		t.Fatal("the test certificate does not parse")
+	}
 	return filepath.Join(dir, "web.yml"), &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
 }
 

@@ -1,13 +1,6 @@
 package deploy
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
-	"math/big"
 	"net"
 	"path/filepath"
 	"regexp"
@@ -15,9 +8,10 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/compose-spec/compose-go/v2/types"
+
+	"github.com/zpool-exporter/zpool_exporter/internal/e2e"
 )
 
 type staticConfig struct {
@@ -229,7 +223,7 @@ func TestPrometheusFleetCommentedBlocks(t *testing.T) {
 	text := uncomment(readFile(t, src))
 	cfg := exampleLayout(t, text)
 	dir := filepath.Dir(cfg)
-	certPEM, _ := selfSignedCert(t)
+	certPEM, _ := e2e.SelfSignedCert(t)
 	writeFile(t, filepath.Join(dir, "zpool_exporter-ca.crt"), string(certPEM))
 	writeFile(t, filepath.Join(dir, "zpool_exporter.password"), "zfs-exporter-example\n")
 	writeFile(t, filepath.Join(dir, "mimir.password"), "secret\n")
@@ -431,34 +425,4 @@ func TestAlertmanagerRoutes(t *testing.T) {
 			t.Errorf("%s: %v goes to %q, want %q", tc.cfg, tc.labels, got, tc.want)
 		}
 	}
-}
-
-// selfSignedCert makes a certificate for 127.0.0.1 and its key, in PEM.
-func selfSignedCert(t testing.TB) (certPEM, keyPEM []byte) {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber:          big.NewInt(1),
-		Subject:               pkix.Name{CommonName: "zpool_exporter test"},
-		NotBefore:             time.Now().Add(-time.Hour),
-		NotAfter:              time.Now().Add(24 * time.Hour),
-		KeyUsage:              x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
-		ExtKeyUsage:           []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-		BasicConstraintsValid: true,
-		IsCA:                  true,
-		IPAddresses:           []net.IP{net.ParseIP("127.0.0.1")},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	keyDER, err := x509.MarshalECPrivateKey(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}),
-		pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER})
 }

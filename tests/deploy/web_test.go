@@ -57,7 +57,7 @@ func webLayout(t testing.TB) (cfg string, pool *x509.CertPool) {
 		t.Fatalf("tls_server_config %+v: want cert_file and key_file relative to the file", c.TLSServerConfig)
 	}
 	dir := t.TempDir()
-	certPEM, keyPEM := selfSignedCert(t)
+	certPEM, keyPEM := e2e.SelfSignedCert(t)
 	writeFile(t, filepath.Join(dir, c.TLSServerConfig.CertFile), string(certPEM))
 	writeFile(t, filepath.Join(dir, c.TLSServerConfig.KeyFile), string(keyPEM))
 	cfg = filepath.Join(dir, "web-config.yml")
