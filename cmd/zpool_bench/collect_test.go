@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zpool-exporter/zpool_exporter/internal/benchmetrics"
 	"github.com/zpool-exporter/zpool_exporter/internal/benchreport"
 	"github.com/zpool-exporter/zpool_exporter/internal/benchsource"
 )
@@ -48,7 +49,7 @@ func TestBaselineOfSlowReadings(t *testing.T) {
 	// scrape began, vdev properties answered, pool mir written so far
 	readings := [][3]float64{{-3.1, -0.4, 54.8e6}, {-0.3, 3.1, 91.5e6}, {3.1, 9.3, 260.8e6}, {9.3, 13.2, 476e6}, {13.3, 16.1, 476e6}}
 	counter := benchreport.Series{Metric: "zfs_vdev_write_bytes_total", Labels: map[string]string{"pool": "mir", "vdev": "mir"}}
-	answered := benchreport.Series{Metric: benchreport.SourceTimeMetric, Labels: map[string]string{"source": "zpool_vdev_properties"}}
+	answered := benchreport.Series{Metric: benchmetrics.SourceTime, Labels: map[string]string{"source": "zpool_vdev_properties"}}
 	for _, r := range readings {
 		counter.Samples = append(counter.Samples, benchreport.Sample{Time: at(r[0]), Value: r[2]})
 		answered.Samples = append(answered.Samples, benchreport.Sample{Time: at(r[0]), Value: float64(at(r[1]).UnixMicro()) / 1e6})

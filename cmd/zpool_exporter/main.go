@@ -36,7 +36,7 @@ import (
 	"github.com/prometheus/exporter-toolkit/web/kingpinflag"
 
 	"github.com/zpool-exporter/zpool_exporter/collector"
-	"github.com/zpool-exporter/zpool_exporter/internal/benchreport"
+	"github.com/zpool-exporter/zpool_exporter/internal/benchmetrics"
 	"github.com/zpool-exporter/zpool_exporter/internal/benchwindow"
 	"github.com/zpool-exporter/zpool_exporter/internal/history"
 	"github.com/zpool-exporter/zpool_exporter/internal/statuspage"
@@ -171,7 +171,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if o.benchmarkAPI {
 		recorder = history.NewRecorder(history.Options{
 			Gather:    shared.Gather,
-			Metrics:   benchreport.Metrics,
+			Metrics:   benchmetrics.Families,
 			Activity:  func() (bool, time.Time) { return windows.Activity() },
 			Interval:  o.historyInterval,
 			Retention: o.historyRetention,

@@ -11,11 +11,12 @@ import (
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 
+	"github.com/zpool-exporter/zpool_exporter/internal/benchmetrics"
 	"github.com/zpool-exporter/zpool_exporter/internal/e2e"
 )
 
 // scrapeSeries appends the samples of one exposition, taken at t, to the
-// series of the Metrics families.
+// series of the families a report reads (benchmetrics.Families).
 func scrapeSeries(t *testing.T, text string, at time.Time, series map[string]*Series, order *[]string) {
 	t.Helper()
 	p := expfmt.NewTextParser(model.UTF8Validation)
@@ -23,7 +24,7 @@ func scrapeSeries(t *testing.T, text string, at time.Time, series map[string]*Se
 	if err != nil {
 		t.Fatalf("parsing the exposition: %v", err)
 	}
-	for _, name := range Metrics {
+	for _, name := range benchmetrics.Families {
 		mf := families[name]
 		if mf == nil {
 			continue

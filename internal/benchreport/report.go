@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/zpool-exporter/zpool_exporter/internal/benchmetrics"
 )
 
 // Units. Every figure of a Report and of a Comparison is in base units:
@@ -183,10 +185,11 @@ type Rate struct {
 	PerSecond float64 `json:"per_second"`
 }
 
-// Compute turns the samples of the Metrics families over a run's window
-// into a report. Each series should hold the last sample at or before
-// run.Start and every sample after it up to the end of the settling time;
-// earlier samples are ignored. Missing families are listed in
+// Compute turns the samples of the families a report reads
+// (benchmetrics.Families) over a run's window into a report. Each series
+// should hold the last sample at or before run.Start and every sample
+// after it up to the end of the settling time; earlier samples are
+// ignored. Missing families are listed in
 // Report.Missing; the only error is a run without a positive duration or
 // without any I/O sample of the pool itself.
 func Compute(run Run, series []Series) (Report, error) {
@@ -317,11 +320,12 @@ func medianStep(rates []Rate) float64 {
 }
 
 // ioSourceTimes are the samples of when the vdev I/O counters' source
-// last answered: at each scrape, the latest time of any of IOSources.
+// last answered: at each scrape, the latest time of any of
+// benchmetrics.IOSources.
 func ioSourceTimes(series []Series) []Sample {
 	byScrape := map[time.Time]float64{}
 	for _, s := range series {
-		if s.Metric != SourceTimeMetric || !slices.Contains(IOSources, s.Labels["source"]) {
+		if s.Metric != benchmetrics.SourceTime || !slices.Contains(benchmetrics.IOSources, s.Labels["source"]) {
 			continue
 		}
 		for _, p := range s.Samples {

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zpool-exporter/zpool_exporter/internal/benchmetrics"
 	"github.com/zpool-exporter/zpool_exporter/internal/poolconfig"
 	"github.com/zpool-exporter/zpool_exporter/internal/workload"
 )
@@ -421,8 +422,8 @@ func TestIOCountersAreTimedByTheirSource(t *testing.T) {
 	reports := []float64{-0.01, 0.99, 2.01, 2.99, 4.01} // each adds 100 MB
 	var counter, source Series
 	counter = Series{Metric: "zfs_vdev_write_bytes_total", Labels: lbl("pool", "tank", "vdev", "tank")}
-	source = Series{Metric: SourceTimeMetric, Labels: lbl("source", "zpool_iostat_stream")}
-	other := Series{Metric: SourceTimeMetric, Labels: lbl("source", "zpool_status")}
+	source = Series{Metric: benchmetrics.SourceTime, Labels: lbl("source", "zpool_iostat_stream")}
+	other := Series{Metric: benchmetrics.SourceTime, Labels: lbl("source", "zpool_status")}
 	for _, s := range scrapes {
 		seen, last := 0.0, 0.0
 		for _, r := range reports {
@@ -483,7 +484,7 @@ func TestShortRunsAreNotedAsCoarse(t *testing.T) {
 // hundredths of one.
 func TestSlowScrapeIsTimedByItsReport(t *testing.T) {
 	counter := Series{Metric: "zfs_vdev_write_bytes_total", Labels: lbl("pool", "tank", "vdev", "tank")}
-	source := Series{Metric: SourceTimeMetric, Labels: lbl("source", "zpool_iostat_stream")}
+	source := Series{Metric: benchmetrics.SourceTime, Labels: lbl("source", "zpool_iostat_stream")}
 	// scrape time, report time seen, bytes so far
 	for _, s := range [][3]float64{{0, -0.5, 0}, {1, 0.5, 100e6}, {1.55, 1.5, 200e6}, {1.6, 2.5, 300e6}, {3, 2.5, 300e6}, {4, 3.5, 400e6}} {
 		counter.Samples = append(counter.Samples, Sample{Time: at(s[0]), Value: s[2]})

@@ -11,36 +11,6 @@ import (
 	"github.com/zpool-exporter/zpool_exporter/internal/workload"
 )
 
-// Metrics are the metric families a report reads. Per-pool families carry
-// a pool label; the CPU and ARC families are host-wide.
-var Metrics = []string{
-	"zfs_vdev_info",
-	"zfs_vdev_read_bytes_total",
-	"zfs_vdev_write_bytes_total",
-	"zfs_vdev_read_operations_total",
-	"zfs_vdev_write_operations_total",
-	"zfs_pool_state",
-	"zfs_vdev_state",
-	"zfs_host_cpu_seconds_total",
-	"zfs_engine_cpu_seconds_total",
-	"zfs_arc_hits_total",
-	"zfs_arc_misses_total",
-	SourceTimeMetric,
-}
-
-// SourceTimeMetric tells when each of the exporter's sources last
-// answered. The vdev I/O counters change only when their source does (a
-// report of the zpool iostat stream, a `zpool get` of vdev properties), so
-// their samples are timed by it rather than by when they were scraped:
-// a scrape every second of a stream that reports every second would
-// otherwise see two reports in one interval and none in the next, and
-// show peaks of twice the real rate.
-const SourceTimeMetric = "zfs_exporter_source_last_success_timestamp_seconds"
-
-// IOSources are the sources of the vdev I/O counters, as
-// SourceTimeMetric's source label names them.
-var IOSources = []string{"zpool_iostat_stream", "zpool_vdev_properties"}
-
 // Sample is one value of a series.
 type Sample struct {
 	Time  time.Time

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/zpool-exporter/zpool_exporter/internal/benchmetrics"
 	"github.com/zpool-exporter/zpool_exporter/internal/benchreport"
 	"github.com/zpool-exporter/zpool_exporter/internal/history"
 )
@@ -47,7 +48,7 @@ func (s *ExporterSource) Fetch(ctx context.Context, q Query) ([]benchreport.Seri
 	if q.End.Before(q.Start) {
 		return nil, fmt.Errorf("the end %v is before the start %v", q.End, q.Start)
 	}
-	all, err := s.get(ctx, benchreport.Metrics, formatTime(q.Start), formatTime(q.End))
+	all, err := s.get(ctx, benchmetrics.Families, formatTime(q.Start), formatTime(q.End))
 	if err != nil {
 		return nil, err
 	}
@@ -89,7 +90,7 @@ func (s *ExporterSource) LatestSample(ctx context.Context) (time.Time, error) {
 
 // LatestReport is the newest I/O source time in the history.
 func (s *ExporterSource) LatestReport(ctx context.Context) (time.Time, error) {
-	all, err := s.get(ctx, []string{benchreport.SourceTimeMetric}, farFuture, farFuture)
+	all, err := s.get(ctx, []string{benchmetrics.SourceTime}, farFuture, farFuture)
 	if err != nil {
 		return time.Time{}, err
 	}

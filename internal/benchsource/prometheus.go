@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/zpool-exporter/zpool_exporter/internal/benchmetrics"
 	"github.com/zpool-exporter/zpool_exporter/internal/benchreport"
 )
 
@@ -117,7 +118,7 @@ func (s *PrometheusSource) Fetch(ctx context.Context, q Query) ([]benchreport.Se
 	}
 	secs := int64(math.Ceil((q.End.Sub(q.Start) + Lookback).Seconds()))
 	var out []benchreport.Series
-	for _, metric := range benchreport.Metrics {
+	for _, metric := range benchmetrics.Families {
 		expr := fmt.Sprintf("%s[%ds]", s.selector(metric, q.Pool), secs)
 		series, err := s.query(ctx, expr, q.End)
 		if err != nil {
@@ -140,7 +141,7 @@ func (s *PrometheusSource) Fetch(ctx context.Context, q Query) ([]benchreport.Se
 
 // LatestReport is the newest I/O source time Prometheus has scraped.
 func (s *PrometheusSource) LatestReport(ctx context.Context) (time.Time, error) {
-	expr := fmt.Sprintf("%s[%ds]", s.selector(benchreport.SourceTimeMetric, ""), int64(Lookback.Seconds()))
+	expr := fmt.Sprintf("%s[%ds]", s.selector(benchmetrics.SourceTime, ""), int64(Lookback.Seconds()))
 	series, err := s.query(ctx, expr, time.Time{})
 	if err != nil {
 		return time.Time{}, err

@@ -32,6 +32,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/zpool-exporter/zpool_exporter/internal/benchmetrics"
 	"github.com/zpool-exporter/zpool_exporter/internal/benchreport"
 	"github.com/zpool-exporter/zpool_exporter/internal/history"
 )
@@ -45,7 +46,7 @@ type Query struct {
 // Source fetches samples for a report.
 type Source interface {
 	// Fetch returns a series per time series of the families in
-	// benchreport.Metrics: per-pool ones of q.Pool only, each with the
+	// benchmetrics.Families: per-pool ones of q.Pool only, each with the
 	// last sample at or before q.Start and the samples up to q.End.
 	Fetch(ctx context.Context, q Query) ([]benchreport.Series, error)
 	// LatestSample is the time of the newest sample of
@@ -212,12 +213,12 @@ func redact(u string) string {
 }
 
 // newestReport is the latest I/O source time in the newest samples of
-// benchreport.SourceTimeMetric, zero when there is none.
+// benchmetrics.SourceTime, zero when there is none.
 func newestReport(all []benchreport.Series) time.Time {
 	var latest time.Time
 	for _, series := range all {
 		n := len(series.Samples)
-		if series.Metric != benchreport.SourceTimeMetric || n == 0 || !slices.Contains(benchreport.IOSources, series.Labels["source"]) {
+		if series.Metric != benchmetrics.SourceTime || n == 0 || !slices.Contains(benchmetrics.IOSources, series.Labels["source"]) {
 			continue
 		}
 		v := series.Samples[n-1].Value

@@ -18,6 +18,7 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/zpool-exporter/zpool_exporter/internal/benchmetrics"
 	"github.com/zpool-exporter/zpool_exporter/internal/benchreport"
 	"github.com/zpool-exporter/zpool_exporter/internal/benchwindow"
 	"github.com/zpool-exporter/zpool_exporter/internal/history"
@@ -91,12 +92,12 @@ func TestPrometheusQueriesRawSamples(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(p.queries) != len(benchreport.Metrics) {
-		t.Fatalf("%d queries, want one per family (%d)", len(p.queries), len(benchreport.Metrics))
+	if len(p.queries) != len(benchmetrics.Families) {
+		t.Fatalf("%d queries, want one per family (%d)", len(p.queries), len(benchmetrics.Families))
 	}
 	// 90.5 s of window and 300 s of lookback: 391 s, at the end.
 	for i, q := range p.queries {
-		metric := benchreport.Metrics[i]
+		metric := benchmetrics.Families[i]
 		want := metric + `{pool="tank",instance="nas:9134"}[391s]`
 		if !PerPool(metric) {
 			want = metric + `{instance="nas:9134"}[391s]`
@@ -241,7 +242,7 @@ func historyServer(t *testing.T, readings bool) *httptest.Server {
 	var now time.Time
 	n := 0
 	rec := history.NewRecorder(history.Options{
-		Metrics:  benchreport.Metrics,
+		Metrics:  benchmetrics.Families,
 		Activity: func() (bool, time.Time) { return true, time.Time{} },
 		Now:      func() time.Time { return now },
 		Gather: func(context.Context) ([]*dto.MetricFamily, time.Time, error) {
@@ -348,14 +349,14 @@ func TestExporterLatestReport(t *testing.T) {
 	for _, withTimes := range []bool{true, false} {
 		var now time.Time
 		rec := history.NewRecorder(history.Options{
-			Metrics:  benchreport.Metrics,
+			Metrics:  benchmetrics.Families,
 			Activity: func() (bool, time.Time) { return true, time.Time{} },
 			Now:      func() time.Time { return now },
 			Gather: func(context.Context) ([]*dto.MetricFamily, time.Time, error) {
 				fams := []*dto.MetricFamily{family("zfs_vdev_write_bytes_total", []string{"pool", "tank", "vdev", "tank", "1"})}
 				if withTimes {
 					unix := func(t time.Time) string { return strconv.FormatFloat(float64(t.UnixMilli())/1e3, 'f', 3, 64) }
-					fams = append(fams, family(benchreport.SourceTimeMetric,
+					fams = append(fams, family(benchmetrics.SourceTime,
 						[]string{"source", "zpool_iostat_stream", unix(now.Add(-700 * time.Millisecond))},
 						[]string{"source", "zpool_status", unix(now.Add(5 * time.Second))}))
 				}
