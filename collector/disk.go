@@ -170,7 +170,7 @@ func joinLeaves(p *zpool.Pool, logger *slog.Logger, resolve func(*zpool.Vdev) (s
 	}
 	var joins []diskJoin
 	seen := map[string]bool{}
-	walkVdevs(p.Root, "", func(v *zpool.Vdev, _ string) {
+	p.Root.Walk(func(v *zpool.Vdev, _ string) {
 		if !isDiskLeaf(v) || seen[v.Name] {
 			return
 		}

@@ -480,7 +480,7 @@ func (s *Source) fillMissingStates(ctx context.Context, st *zpool.Status) {
 	missing := false
 	for _, p := range st.Pools {
 		if p.Root != nil {
-			walkVdevs(p.Root, "", func(v *zpool.Vdev, _ string) { missing = missing || v.State == "" })
+			p.Root.Walk(func(v *zpool.Vdev, _ string) { missing = missing || v.State == "" })
 		}
 	}
 	if !missing {
@@ -498,12 +498,12 @@ func (s *Source) fillMissingStates(ctx context.Context, st *zpool.Status) {
 	states := map[[2]string]string{}
 	for _, p := range text.Pools {
 		if p.Root != nil {
-			walkVdevs(p.Root, "", func(v *zpool.Vdev, _ string) { states[[2]string{p.Name, v.Name}] = v.State })
+			p.Root.Walk(func(v *zpool.Vdev, _ string) { states[[2]string{p.Name, v.Name}] = v.State })
 		}
 	}
 	for _, p := range st.Pools {
 		if p.Root != nil {
-			walkVdevs(p.Root, "", func(v *zpool.Vdev, _ string) {
+			p.Root.Walk(func(v *zpool.Vdev, _ string) {
 				if v.State == "" {
 					v.State = states[[2]string{p.Name, v.Name}]
 				}

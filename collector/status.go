@@ -170,67 +170,24 @@ func collectPool(p *zpool.Pool, ch chan<- prometheus.Metric) {
 	if p.Root == nil {
 		return
 	}
-	walkVdevsOnce(p.Root, func(v *zpool.Vdev, parent string, slot *zpool.Vdev) {
-		if slot != nil {
-			v = standIn(v, slot)
+	p.Root.WalkOnce(func(v *zpool.Vdev, parent string, spare *zpool.Vdev) {
+		if spare != nil {
+			v = standIn(v, spare)
 		}
 		collectVdev(p.Name, v, parent, ch)
 	})
 }
 
-// walkVdevsOnce visits the tree like walkVdevs, but each vdev once: an
-// active hot spare is visited as its copy in the tree, with slot its entry
-// in the spares section (nil for every other vdev), which is skipped.
-func walkVdevsOnce(root *zpool.Vdev, visit func(v *zpool.Vdev, parent string, slot *zpool.Vdev)) {
-	spares := activeSpares(root)
-	walkVdevs(root, "", func(v *zpool.Vdev, parent string) {
-		slot, ok := spares[v.Name]
-		if ok && v == slot {
-			return // visited as the copy that stands in
-		}
-		visit(v, parent, slot)
-	})
-}
-
-// activeSpares finds the hot spares that stand in for another disk: zpool
-// lists each of them twice, in the spares section (INUSE) and inside the
-// spare-N vdev. They are reported once, as the copy in the tree.
-func activeSpares(root *zpool.Vdev) map[string]*zpool.Vdev {
-	slots := map[string]*zpool.Vdev{}
-	for _, top := range root.Children {
-		if top.Class == zpool.ClassSpare {
-			slots[top.Name] = top
-		}
-	}
-	// The copy inside spare-N is told from the slot by identity, not by
-	// class: JSON may call both "spare".
-	active := map[string]*zpool.Vdev{}
-	walkVdevs(root, "", func(v *zpool.Vdev, _ string) {
-		if slot, ok := slots[v.Name]; ok && v != slot {
-			active[v.Name] = slot
-		}
-	})
-	return active
-}
-
-// standIn is the in-tree copy of an active spare with the spare's state
-// ("inuse"), unless the copy itself is in trouble (faulted, unavail...),
-// which matters more.
-func standIn(v, slot *zpool.Vdev) *zpool.Vdev {
+// standIn is the in-tree copy of an active spare with the state of its
+// entry in the spares section ("inuse"), unless the copy itself is in
+// trouble (faulted, unavail...), which matters more.
+func standIn(v, spare *zpool.Vdev) *zpool.Vdev {
 	merged := *v
 	merged.Class = zpool.ClassSpare
 	if v.State == "online" || v.State == "" {
-		merged.State = slot.State
+		merged.State = spare.State
 	}
 	return &merged
-}
-
-// walkVdevs visits the tree depth first, in print order.
-func walkVdevs(v *zpool.Vdev, parent string, visit func(v *zpool.Vdev, parent string)) {
-	visit(v, parent)
-	for _, c := range v.Children {
-		walkVdevs(c, v.Name, visit)
-	}
 }
 
 func collectVdev(pool string, v *zpool.Vdev, parent string, ch chan<- prometheus.Metric) {

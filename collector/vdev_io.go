@@ -83,7 +83,7 @@ func (c *vdevIOCollector) collectPool(ctx context.Context, s *Scrape, p *zpool.P
 		c.logger.Debug("zpool iostat rows do not match zpool status yet", "pool", p.Name, "err", err)
 		return nil
 	}
-	walkVdevsOnce(p.Root, func(v *zpool.Vdev, _ string, _ *zpool.Vdev) {
+	p.Root.WalkOnce(func(v *zpool.Vdev, _ string, _ *zpool.Vdev) {
 		if row, ok := matched[v]; ok {
 			sendVdevIO(ch, p.Name, v.Name, row.ReadBytes, row.WriteBytes, row.ReadOps, row.WriteOps)
 		}
@@ -127,7 +127,7 @@ func collectVdevIOProperties(p *zpool.Pool, props []zpool.Property, ch chan<- pr
 	fillFromChildren(p.Root, values, true)
 	// An active hot spare has one row in the vdev properties but two
 	// places in the tree: it is sent once.
-	walkVdevsOnce(p.Root, func(v *zpool.Vdev, _ string, _ *zpool.Vdev) {
+	p.Root.WalkOnce(func(v *zpool.Vdev, _ string, _ *zpool.Vdev) {
 		if m, ok := values[v.Name]; ok && len(m) == 4 {
 			sendVdevIO(ch, p.Name, v.Name, m["read_bytes"], m["write_bytes"], m["read_ops"], m["write_ops"])
 		}
@@ -142,7 +142,7 @@ func collectVdevIOProperties(p *zpool.Pool, props []zpool.Property, ch chan<- pr
 // instead.
 func byUniqueName(root *zpool.Vdev, printed map[string]map[string]float64) map[string]map[string]float64 {
 	names := map[string][]string{} // printed name -> the tree's names for it
-	walkVdevs(root, "", func(v *zpool.Vdev, _ string) {
+	root.Walk(func(v *zpool.Vdev, _ string) {
 		if !slices.Contains(names[v.PrintedName()], v.Name) {
 			names[v.PrintedName()] = append(names[v.PrintedName()], v.Name)
 		}
