@@ -18,8 +18,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 )
 
-const namespace = "zfs"
-
 // Collector is one group of metrics read from one or a few sources.
 type Collector interface {
 	// Update sends the collector's metrics for one scrape. It returns an

@@ -152,17 +152,6 @@ func linuxDevNumber(dev uint64) devNumber {
 	}
 }
 
-func allDigits(s string) bool {
-	for i := range len(s) {
-		if !isDigit(s[i]) {
-			return false
-		}
-	}
-	return s != ""
-}
-
-func isDigit(c byte) bool { return '0' <= c && c <= '9' }
-
 // fileDevice is what stat tells about a path: the device its file system
 // is on, and for a device node the device it is.
 type fileDevice struct {

@@ -5,6 +5,7 @@ import (
 	"io"
 	"log/slog"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -12,10 +13,6 @@ import (
 	"github.com/zpool-exporter/zpool_exporter/collector/internal/runner"
 	"github.com/zpool-exporter/zpool_exporter/collector/internal/zpool"
 )
-
-// StreamFunc starts a long-running command and returns its standard
-// output; cancelling ctx or closing the reader ends the command.
-type StreamFunc func(ctx context.Context, name string, args ...string) (io.ReadCloser, error)
 
 // IostatSampler turns a long-running `zpool iostat -v INTERVAL` into
 // per-vdev counters, for zpools without vdev I/O properties (OpenZFS
@@ -99,6 +96,12 @@ func (s *IostatSampler) Run(ctx context.Context) {
 			s.logger.Warn("zpool iostat stream ended; restarting", "err", err, "in", delay)
 		},
 	}, func(ctx context.Context) error { return s.runStream(ctx, args) })
+}
+
+// formatSeconds writes an interval as zpool iostat takes it: seconds,
+// with a fraction where there is one ("0.5").
+func formatSeconds(d time.Duration) string {
+	return strconv.FormatFloat(d.Seconds(), 'f', -1, 64)
 }
 
 func (s *IostatSampler) runStream(ctx context.Context, args []string) error {

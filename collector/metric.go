@@ -9,6 +9,9 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 )
 
+// namespace starts the name of every metric the collectors make.
+const namespace = "zfs"
+
 // desc describes a metric of the zfs namespace.
 func desc(subsystem, name, help string, labels ...string) *prometheus.Desc {
 	return prometheus.NewDesc(prometheus.BuildFQName(namespace, subsystem, name), help, labels, nil)

@@ -3,7 +3,6 @@ package collector
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -19,12 +18,6 @@ import (
 	"github.com/zpool-exporter/zpool_exporter/collector/internal/runner"
 	"github.com/zpool-exporter/zpool_exporter/collector/internal/zpool"
 )
-
-// Runner runs a command and returns its standard output. The exec runner
-// runs zpool; the replay runner serves captured outputs.
-type Runner interface {
-	Run(ctx context.Context, name string, args ...string) ([]byte, error)
-}
 
 // SourceConfig says where the zpool command is and how to sample it.
 type SourceConfig struct {
@@ -257,13 +250,6 @@ func (s *Source) detect(ctx context.Context) (Capabilities, error) {
 		s.logger.Debug("zpool get form not available", "args", strings.Join(args, " "), "err", err)
 	}
 	return caps, nil
-}
-
-// inconclusive tells a command that did not answer (timed out, or refused
-// because an earlier run still hangs) from one that said no: only a "no"
-// may rule a capability out.
-func inconclusive(ctx context.Context, err error) bool {
-	return ctx.Err() != nil || errors.Is(err, runner.ErrTimeout) || errors.Is(err, runner.ErrStillRunning)
 }
 
 // vdevProperties says whether vdev properties work here: known is false

@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -193,7 +192,3 @@ func allZero(m map[string]float64) bool {
 }
 
 var vdevIOProperty = map[string]bool{"read_bytes": true, "write_bytes": true, "read_ops": true, "write_ops": true}
-
-func formatSeconds(d time.Duration) string {
-	return strconv.FormatFloat(d.Seconds(), 'f', -1, 64)
-}
