@@ -1,7 +1,6 @@
 package collector
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path"
@@ -210,8 +209,6 @@ type blockDevices interface {
 	has(name string) bool
 	byNumber(n devNumber) (string, bool)
 }
-
-var errNoDevice = errors.New("no block device found")
 
 // resolve returns the kernel name of the whole disk under the leaf v.
 func (r diskResolver) resolve(v *zpool.Vdev, devs blockDevices) (string, error) {
