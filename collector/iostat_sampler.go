@@ -7,10 +7,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
-	"github.com/zpool-exporter/zpool_exporter/collector/internal/runner"
 	"github.com/zpool-exporter/zpool_exporter/collector/internal/zpool"
 )
 
@@ -25,22 +23,17 @@ import (
 // (the intervals in between are lost) and start at 0 when the exporter
 // starts, which Prometheus's rate() handles like any counter reset.
 type IostatSampler struct {
-	zpool    string
-	interval time.Duration
-	stream   StreamFunc
-	runner   Runner
-	logger   *slog.Logger
-	now      func() time.Time
+	streamSampler
 
-	mu         sync.Mutex
-	pools      map[string]*sampledPool
-	lastReport time.Time
-	running    bool
-	missing    map[string]time.Time // pools status shows but the stream does not, since when
-	restart    chan struct{}
+	zpool   string
+	stream  StreamFunc
+	runner  Runner
+	logger  *slog.Logger
+	restart chan struct{} // Expect asks the stream to start again
 
-	needed   chan struct{} // closed by Need
-	needOnce sync.Once
+	// Guarded by mu.
+	pools   map[string]*sampledPool
+	missing map[string]time.Time // pools status shows but the stream does not, since when
 }
 
 type sampledPool struct {
@@ -52,37 +45,39 @@ type sampledPool struct {
 // NewIostatSampler returns a sampler; Run starts it.
 func NewIostatSampler(zpoolCmd string, interval time.Duration, stream StreamFunc, runner Runner, logger *slog.Logger) *IostatSampler {
 	return &IostatSampler{
-		zpool:    zpoolCmd,
-		interval: interval,
-		stream:   stream,
-		runner:   runner,
-		logger:   logger,
-		now:      time.Now,
-		pools:    map[string]*sampledPool{},
-		missing:  map[string]time.Time{},
-		restart:  make(chan struct{}, 1),
-		needed:   make(chan struct{}),
+		streamSampler: newStreamSampler(interval),
+		zpool:         zpoolCmd,
+		stream:        stream,
+		runner:        runner,
+		logger:        logger,
+		pools:         map[string]*sampledPool{},
+		missing:       map[string]time.Time{},
+		restart:       make(chan struct{}, 1),
 	}
 }
 
-// Need starts the stream, if it has not started: where vdev properties
-// give the counters, no zpool iostat runs at all.
-func (s *IostatSampler) Need() { s.needOnce.Do(func() { close(s.needed) }) }
-
 // Run samples, from the first call of Need until ctx ends, restarting the
 // stream with back-off when zpool exits or prints something unreadable.
-// It returns once the stream's process has been killed and reaped, or
-// given up on after the runner's kill grace, so that a caller that waits
-// for Run leaves no zpool behind.
+// Where vdev properties give the counters, nothing calls Need and no zpool
+// iostat runs at all. Run returns once the stream's process has been
+// killed and reaped, or given up on after the runner's kill grace, so that
+// a caller that waits for Run leaves no zpool behind.
 func (s *IostatSampler) Run(ctx context.Context) {
-	select {
-	case <-ctx.Done():
-		return
-	case <-s.needed:
-	}
+	var args []string
+	s.supervise(ctx, func(ctx context.Context) error {
+		if args == nil {
+			args = s.streamArgs(ctx)
+		}
+		return s.runStream(ctx, args)
+	}, func(err error, delay time.Duration) {
+		s.logger.Warn("zpool iostat stream ended; restarting", "err", err, "in", delay)
+	})
+}
+
+// streamArgs returns the arguments of the stream, with exact figures (-p)
+// where this zpool has them: human units round to three digits.
+func (s *IostatSampler) streamArgs(ctx context.Context) []string {
 	args := []string{"iostat", "-v"}
-	// Exact figures (-p) where this zpool has them: human units round to
-	// three digits.
 	probe, cancel := context.WithTimeout(ctx, 10*time.Second)
 	if _, err := s.runner.Run(probe, s.zpool, "iostat", "-v", "-p"); err == nil {
 		args = append(args, "-p")
@@ -90,12 +85,7 @@ func (s *IostatSampler) Run(ctx context.Context) {
 	cancel()
 	args = append(args, formatSeconds(s.interval))
 	s.logger.Info("sampling per-vdev I/O from a zpool iostat stream", "command", s.zpool+" "+strings.Join(args, " "))
-
-	_ = runner.Supervise(ctx, runner.Backoff{
-		OnExit: func(err error, delay time.Duration) {
-			s.logger.Warn("zpool iostat stream ended; restarting", "err", err, "in", delay)
-		},
-	}, func(ctx context.Context) error { return s.runStream(ctx, args) })
+	return args
 }
 
 // formatSeconds writes an interval as zpool iostat takes it: seconds,
@@ -159,12 +149,6 @@ func (s *IostatSampler) covered(prev, now time.Time) float64 {
 		return d.Seconds()
 	}
 	return s.interval.Seconds()
-}
-
-func (s *IostatSampler) setRunning(on bool) {
-	s.mu.Lock()
-	s.running = on
-	s.mu.Unlock()
 }
 
 // add integrates one report, whose rates cover secs seconds and which
@@ -308,19 +292,4 @@ func (s *IostatSampler) Expect(pools []string) {
 			}
 		}
 	}
-}
-
-// LastReport is when the stream last delivered a report.
-func (s *IostatSampler) LastReport() (time.Time, bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.lastReport, !s.lastReport.IsZero()
-}
-
-// Healthy reports whether the stream runs and reported within three
-// intervals.
-func (s *IostatSampler) Healthy() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.running && s.now().Sub(s.lastReport) < 3*s.interval
 }

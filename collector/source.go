@@ -110,6 +110,7 @@ const (
 	SourceVdevProperties = "zpool_vdev_properties"
 	SourceIostatStream   = "zpool_iostat_stream"
 	SourceKstatState     = "kstat_pool_state"
+	SourceOSIostatStream = "os_iostat_stream" // the operating system's iostat -x
 )
 
 // fallbackReserve is the part of a scrape's time that zpool commands leave
@@ -315,18 +316,30 @@ var (
 		"What the zpool command of this host can print, as detected at start: status format (json, exact, text) and the source of per-vdev I/O counters.", "status_format", "vdev_io")
 )
 
-func (s *Source) collectSourceMetrics(ch chan<- prometheus.Metric) {
+// sampledStream is a stream sampler as the freshness metrics see it.
+type sampledStream interface {
+	LastReport() (time.Time, bool)
+	Healthy() bool
+}
+
+// streams returns the samplers that run, by their source name.
+func (s *Source) streams() map[string]sampledStream {
+	streams := map[string]sampledStream{}
 	if s.cfg.Sampler != nil {
-		if t, ok := s.cfg.Sampler.LastReport(); ok {
-			s.mu.Lock()
-			s.freshness[SourceIostatStream] = sourceState{lastSuccess: t, up: s.cfg.Sampler.Healthy()}
-			s.mu.Unlock()
-		}
+		streams[SourceIostatStream] = s.cfg.Sampler
 	}
 	if s.cfg.DiskSampler != nil {
-		if t, ok := s.cfg.DiskSampler.LastReport(); ok {
+		streams[SourceOSIostatStream] = s.cfg.DiskSampler
+	}
+	return streams
+}
+
+func (s *Source) collectSourceMetrics(ch chan<- prometheus.Metric) {
+	for name, stream := range s.streams() {
+		if t, ok := stream.LastReport(); ok {
+			up := stream.Healthy()
 			s.mu.Lock()
-			s.freshness[SourceOSIostatStream] = sourceState{lastSuccess: t, up: s.cfg.DiskSampler.Healthy()}
+			s.freshness[name] = sourceState{lastSuccess: t, up: up}
 			s.mu.Unlock()
 		}
 	}
