@@ -16,6 +16,8 @@ import (
 
 	"github.com/alecthomas/kingpin/v2"
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/zpool-exporter/zpool_exporter/internal/budget"
 )
 
 // Collector is one group of metrics read from one or a few sources.
@@ -156,12 +158,6 @@ type scraper struct {
 // and its pools, so the scraper is an unchecked collector.
 func (s *scraper) Describe(chan<- *prometheus.Desc) {}
 
-// lateGrace is how long past the scrape's deadline a collector may still
-// finish. zpool commands end before the deadline; a collector that is not
-// done by then is blocked where no context reaches (a read of a kstat of a
-// pool hung in the kernel) and is left behind.
-const lateGrace = 200 * time.Millisecond
-
 // result is what one collector produced in a scrape.
 type result struct {
 	name     string
@@ -192,9 +188,12 @@ func (s *scraper) Collect(ch chan<- prometheus.Metric) {
 			results <- result{name, metrics, time.Since(began), err}
 		}()
 	}
+	// zpool commands end before the deadline; a collector still at work
+	// CollectorGrace after it is blocked where no context reaches (a read
+	// of a kstat of a pool hung in the kernel) and is left behind.
 	var late <-chan time.Time
 	if deadline, ok := s.ctx.Deadline(); ok {
-		timer := time.NewTimer(time.Until(deadline) + lateGrace)
+		timer := time.NewTimer(time.Until(deadline) + budget.CollectorGrace)
 		defer timer.Stop()
 		late = timer.C
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/zpool-exporter/zpool_exporter/collector/internal/runner"
 	"github.com/zpool-exporter/zpool_exporter/collector/internal/zpool"
+	"github.com/zpool-exporter/zpool_exporter/internal/budget"
 )
 
 // SourceConfig says where the zpool command is and how to sample it.
@@ -113,18 +114,12 @@ const (
 	SourceOSIostatStream = "os_iostat_stream" // the operating system's iostat -x
 )
 
-// fallbackReserve is the part of a scrape's time that zpool commands leave
-// unused, so that when one hangs (a suspended pool can hang zpool in the
-// kernel) the kstat fallback still has time to answer within the deadline.
-const (
-	fallbackReserveShare = 10 // percent of the time left
-	fallbackReserveMax   = 500 * time.Millisecond
-)
-
-// zpool runs the zpool command with a deadline a little before ctx's.
+// zpool runs the zpool command with a deadline a little before ctx's, so
+// that when it hangs (a suspended pool can hang zpool in the kernel) the
+// kstat fallback still has time to answer within the deadline.
 func (s *Source) zpool(ctx context.Context, args ...string) ([]byte, error) {
 	if deadline, ok := ctx.Deadline(); ok {
-		reserve := min(time.Until(deadline)*fallbackReserveShare/100, fallbackReserveMax)
+		reserve := budget.FallbackReserve(time.Until(deadline))
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithDeadline(ctx, deadline.Add(-reserve))
 		defer cancel()

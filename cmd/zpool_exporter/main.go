@@ -38,6 +38,7 @@ import (
 	"github.com/zpool-exporter/zpool_exporter/collector"
 	"github.com/zpool-exporter/zpool_exporter/internal/benchmetrics"
 	"github.com/zpool-exporter/zpool_exporter/internal/benchwindow"
+	"github.com/zpool-exporter/zpool_exporter/internal/budget"
 	"github.com/zpool-exporter/zpool_exporter/internal/history"
 	"github.com/zpool-exporter/zpool_exporter/internal/statuspage"
 )
@@ -102,7 +103,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	app.Flag("scrape.timeout", "Longest a scrape may take. zpool commands still running then are killed, and their metrics are missing from that scrape; a shorter scrape timeout sent by Prometheus wins.").
 		Default("10s").DurationVar(&o.scrapeTimeout)
 	app.Flag("scrape.timeout-offset", "Time taken off Prometheus's scrape timeout, so that the answer arrives before Prometheus gives up.").
-		Default("500ms").DurationVar(&o.timeoutOffset)
+		Default(budget.TimeoutOffset.String()).DurationVar(&o.timeoutOffset)
 	app.Flag("zpool.iostat-interval", "Interval of the long-running `zpool iostat -v` that gives per-vdev I/O counters where vdev properties are missing (OpenZFS before 2.2, FreeBSD, illumos, Solaris, zfs-fuse). 0 turns it off.").
 		Default("10s").DurationVar(&o.iostatInterval)
 	app.Flag("disk.iostat-interval", "Interval, in whole seconds, of the long-running `iostat -x` that gives the disk collector its per-disk counters, queues and service times on illumos and Solaris (`iostat -xnc`, whose CPU block is also the host CPU there) and FreeBSD (`iostat -x -w`); it runs only while the disk collector, or on illumos and Solaris the cpu collector, is enabled. Figures arrive one interval late, as iostat marks no end of a report. 0 turns it off.").

@@ -8,6 +8,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
+
+	"github.com/zpool-exporter/zpool_exporter/internal/budget"
 )
 
 // GatherFunc takes one reading of the exporter's metrics under ctx and
@@ -67,7 +69,7 @@ func NewSharedWith(gather func(ctx context.Context) ([]*dto.MetricFamily, any, e
 // none runs, with the time that gather began. A new gather runs under
 // ctx's deadline but not its cancellation, since other readers may join
 // it; a reader canceled before the result, or still without one
-// ReaderGrace past its deadline, gets ctx's error.
+// budget.ReaderGrace past its deadline, gets ctx's error.
 func (s *Shared) Gather(ctx context.Context) ([]*dto.MetricFamily, time.Time, error) {
 	families, _, at, err := s.GatherWith(ctx)
 	return families, at, err
@@ -104,7 +106,7 @@ func (s *Shared) GatherWith(ctx context.Context) ([]*dto.MetricFamily, any, time
 	// (its client went away) stops at once.
 	var late <-chan time.Time
 	if deadline, ok := ctx.Deadline(); ok {
-		timer := time.NewTimer(time.Until(deadline) + ReaderGrace)
+		timer := time.NewTimer(time.Until(deadline) + budget.ReaderGrace)
 		defer timer.Stop()
 		late = timer.C
 	}
@@ -124,11 +126,6 @@ func (s *Shared) GatherWith(ctx context.Context) ([]*dto.MetricFamily, any, time
 		return nil, nil, time.Time{}, ctx.Err()
 	}
 }
-
-// ReaderGrace is how long past its deadline a reader waits for a gather:
-// more than the collectors' own grace (200 ms) at the deadline, less than
-// the 500 ms /metrics takes off Prometheus's scrape timeout.
-const ReaderGrace = 400 * time.Millisecond
 
 // Gatherer is a prometheus.Gatherer reading through s under ctx, for
 // promhttp.HandlerFor.

@@ -18,6 +18,7 @@ import (
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 
+	"github.com/zpool-exporter/zpool_exporter/internal/budget"
 	"github.com/zpool-exporter/zpool_exporter/internal/replaytest"
 )
 
@@ -273,7 +274,7 @@ func TestSharedReaderGetsTheResultJustPastItsDeadline(t *testing.T) {
 	// Longer than the grace, the reader gives up.
 	slow := NewShared(func(ctx context.Context) ([]*dto.MetricFamily, error) {
 		<-ctx.Done()
-		time.Sleep(ReaderGrace + time.Second)
+		time.Sleep(budget.ReaderGrace + time.Second)
 		return nil, nil
 	}, nil)
 	ctx2, cancel2 := context.WithTimeout(t.Context(), 100*time.Millisecond)

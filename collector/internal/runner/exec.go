@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/zpool-exporter/zpool_exporter/internal/budget"
 )
 
 // Runner runs a command and returns its stdout.
@@ -31,8 +33,9 @@ const (
 )
 
 // reapWait is how long a caller whose deadline killed its command waits
-// to see the process exit before it gets its error.
-const reapWait = 100 * time.Millisecond
+// to see the process exit before it gets its error: a scrape's budget
+// leaves it that long before the kstat fallback.
+const reapWait = budget.ReapWait
 
 // ExecOptions configures an Exec. The zero value is usable.
 type ExecOptions struct {
