@@ -44,7 +44,7 @@ test-all:
 
 # The walk on real OpenZFS in a qemu guest, for every version the test bed
 # builds (root; builds or reuses the guest images).
-ZPE_OPENZFS ?= 2.3,2.1
+ZPE_OPENZFS ?= 2.4,2.3
 testbed:
 	ZPE_OPENZFS=$(ZPE_OPENZFS) $(GO) test -tags testbed -count=1 -timeout 120m -v -run TestOpenZFSWalk ./testbed/openzfs/
 

@@ -4,13 +4,13 @@
 # exposition; Prometheus running every dashboard query and recording rule,
 # and alerts of real faults reaching a webhook through Alertmanager), the
 # dashboards and rules, the status page in headless Chromium, the compose
-# file and deployment configs, and the walk on real OpenZFS 2.3 in a qemu
-# guest. Run it as root on Debian: it installs the packages of
+# file and deployment configs, and the walk on real OpenZFS 2.4 and 2.3 in a
+# qemu guest. Run it as root on Debian: it installs the packages of
 # scripts/test-packages.txt whose commands are missing (zfs-fuse,
 # prometheus, prometheus-alertmanager, chromium, libxml2-utils, and for the
 # OpenZFS guest qemu-system-x86, debootstrap and e2fsprogs...), starts the zfs-fuse daemon when none runs, and stops the
 # daemon again if it started it. ZPE_OPENZFS chooses the OpenZFS versions of
-# the walk (2.3 unless set; "none" leaves the walk out).
+# the walk (2.4,2.3 unless set; "none" leaves the walk out).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -68,9 +68,9 @@ go test -count=1 -timeout 30m ./...
 # their tools: a module of their own, for chromedp and compose-go.
 (cd tests && go test -count=1 -timeout 10m ./...)
 
-# The OpenZFS guest: builds its image on the first run (about 15 minutes on
-# 2 cores, then cached), then the walk (about 11 minutes).
-versions=${ZPE_OPENZFS:-2.3}
+# The OpenZFS guests: each builds its image on the first run (15 to 25
+# minutes on 2 cores, then cached), then walks (about 10 minutes each).
+versions=${ZPE_OPENZFS:-2.4,2.3}
 if [ "$versions" != none ]; then
-	ZPE_OPENZFS=$versions go test -tags testbed -count=1 -timeout 80m -v -run TestOpenZFSWalk ./testbed/openzfs/
+	ZPE_OPENZFS=$versions go test -tags testbed -count=1 -timeout 120m -v -run TestOpenZFSWalk ./testbed/openzfs/
 fi

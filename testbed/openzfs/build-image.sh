@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# Builds a Debian bookworm guest with a real OpenZFS kernel module for the
-# qemu test bed: a kernel, its initrd and an ext4 root image. Everything ZFS
-# goes into a chroot that becomes the guest's root filesystem, never onto the
-# host (the host's zfs-fuse conflicts with zfsutils-linux).
+# Builds a Debian guest with a real OpenZFS kernel module for the qemu test
+# bed: a kernel, its initrd and an ext4 root image. Everything ZFS goes into a
+# chroot that becomes the guest's root filesystem, never onto the host (the
+# host's zfs-fuse conflicts with zfsutils-linux).
 #
-# usage: build-image.sh [--zfs 2.3|2.1] [--out DIR]
+# usage: build-image.sh [--zfs 2.4|2.3|2.3-trixie|2.1] [--out DIR]
 #
 # The image lands in /var/cache/zpool-exporter/testbed/zfs-<version>-<hash>,
 # where the hash covers this script and its inputs; an image that is already
@@ -13,7 +13,6 @@
 # and e2fsprogs.
 set -euo pipefail
 
-readonly suite=bookworm
 readonly label=zpe-root
 readonly image_size=4G
 # A fixed hostid, so pools written by one run import cleanly in the next.
@@ -25,7 +24,7 @@ kernel_packages=(linux-image-amd64 linux-headers-amd64)
 zfs_packages=(zfs-dkms zfsutils-linux zfs-zed)
 
 usage() {
-	echo "usage: $0 [--zfs 2.3|2.1] [--out DIR]" >&2
+	echo "usage: $0 [--zfs 2.4|2.3|2.3-trixie|2.1] [--out DIR]" >&2
 	exit 2
 }
 
@@ -55,11 +54,15 @@ while (($#)); do
 	esac
 done
 
-# 2.3 comes from backports, 2.1 is bookworm's own.
+# Each version is a Debian release and the suite its OpenZFS comes from;
+# zfs_release is what zfsutils-linux's version must start with, since a
+# suite can move on (trixie-backports also still holds 2.3.5's zfs-dkms).
 case $zfs_version in
-2.3) zfs_suite=$suite-backports ;;
-2.1) zfs_suite=$suite ;;
-*) die "unsupported --zfs $zfs_version (want 2.3 or 2.1)" ;;
+2.4) suite=trixie zfs_suite=trixie-backports zfs_release=2.4 ;;
+2.3) suite=bookworm zfs_suite=bookworm-backports zfs_release=2.3 ;;
+2.3-trixie) suite=trixie zfs_suite=trixie zfs_release=2.3 ;;
+2.1) suite=bookworm zfs_suite=bookworm zfs_release=2.1 ;;
+*) die "unsupported --zfs $zfs_version (want 2.4, 2.3, 2.3-trixie or 2.1)" ;;
 esac
 
 [ "$(id -u)" = 0 ] || die "must run as root (debootstrap, chroot, mounts)"
@@ -127,9 +130,14 @@ host_archive_uri() {
 
 first_line() { printf '%s\n' "$1" | sed -n 1p; }
 
+# A guest of another release than the host's comes from the archive that
+# serves the host's own release.
+host_suite=$( (. /etc/os-release && echo "${VERSION_CODENAME:-}"))
 mirror=$(first_line "$(host_archive_uri "$suite")")
-[ -n "$mirror" ] || die "no apt source for $suite on the host (/etc/apt/sources.list.d/*.sources or sources.list)"
+[ -n "$mirror" ] || mirror=$(first_line "$(host_archive_uri "$host_suite")")
+[ -n "$mirror" ] || die "no apt source for $suite or $host_suite on the host (/etc/apt/sources.list.d/*.sources or sources.list)"
 security_mirror=$(first_line "$(host_archive_uri "$suite-security")")
+[ -n "$security_mirror" ] || security_mirror=$(first_line "$(host_archive_uri "$host_suite-security")")
 
 work=$(mktemp -d "$(dirname "$out")/.build-XXXXXX")
 root=$work/root
@@ -236,6 +244,13 @@ install_zfs() {
 	local target=()
 	[ "$zfs_suite" = "$suite" ] || target=(-t "$zfs_suite")
 	apt_in_chroot install --no-install-recommends "${target[@]}" "${zfs_packages[@]}"
+	local installed
+	# shellcheck disable=SC2016 # expanded by dpkg-query
+	installed=$(in_chroot dpkg-query -W -f='${Version}' zfsutils-linux)
+	case $installed in
+	"$zfs_release".*) ;;
+	*) die "$zfs_suite gave zfsutils-linux $installed, not OpenZFS $zfs_release" ;;
+	esac
 	if ! find "$root/lib/modules/$kver" -name 'zfs.ko*' | grep -q .; then
 		in_chroot dkms autoinstall -k "$kver"
 	fi

@@ -196,6 +196,37 @@ func capture(t *testing.T, scenario string) {
 	}
 }
 
+// captureKstats copies the kstats the exporter reads from
+// /proc/spl/kstat/zfs into the kstat directory beside the captures:
+// "<scenario>__kstat-zfs-arcstats.txt", "<scenario>__kstat-zfs-<pool>.state.txt".
+func captureKstats(t *testing.T, scenario string) {
+	if *captureDir == "" {
+		return
+	}
+	const root = "/proc/spl/kstat/zfs"
+	dir := filepath.Join(*captureDir, "kstat")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var files []string
+	for _, pattern := range []string{"arcstats", "zil", "dmu_tx", "abdstats", "zfetchstats", "*/state", "*/iostats", "*/io", "*/txgs", "*/objset-*"} {
+		m, _ := filepath.Glob(filepath.Join(root, pattern))
+		files = append(files, m...)
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			continue // an objset gone since the listing
+		}
+		rel, _ := filepath.Rel(root, f)
+		name := scenario + "__kstat-zfs-" + strings.Replace(rel, "/", ".", 1) + ".txt"
+		header := fmt.Sprintf("# command: cat %s\n# scenario: %s\n# ---\n", f, scenario)
+		if err := os.WriteFile(filepath.Join(dir, name), append([]byte(header), data...), 0o644); err != nil {
+			t.Errorf("capture: %v", err)
+		}
+	}
+}
+
 func TestWalk(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Fatal("the walk runs as root inside the test bed's guest")
@@ -227,6 +258,7 @@ func TestWalk(t *testing.T) {
 	create("dr", "draid1:2d:5c:1s", disk(13), disk(14), disk(15), disk(16), disk(17))
 	pools := []string{"dr", "mir", "r10", "rz1"}
 	capture(t, "01-created")
+	captureKstats(t, "01-created")
 
 	e := e2e.Start(t, *exporterBin, nil, "--zpool.iostat-interval=1s", "--scrape.timeout=20s")
 
@@ -676,6 +708,7 @@ func TestWalk(t *testing.T) {
 			return is(m, "zfs_scan_state", map[string]string{"pool": pool, "function": "scrub", "state": "finished"})
 		})
 		capture(t, "07-data-errors")
+		captureKstats(t, "07-data-errors")
 		if v, ok := m.Get("zfs_pool_data_errors", map[string]string{"pool": pool}); !ok || v <= 0 {
 			t.Errorf("one: zfs_pool_data_errors = %v (present %v), want > 0", v, ok)
 		}
