@@ -11,7 +11,7 @@ import (
 )
 
 // The outputs in testdata/openzfs-*-guest were captured by the walk of the
-// project's test bed (testbed/openzfs) from a real OpenZFS (2.3.2, 2.1.11),
+// project's test bed (testbed/openzfs) from a real OpenZFS (2.4.4, 2.3.2),
 // each headed by its command, scenario and exit status. Every one that
 // zpool printed parses; the status ones have goldens. Commands an older
 // zpool refused (`status -j`, vdev properties on 2.1) are kept with their
@@ -88,5 +88,28 @@ func TestJSONDraidWithoutTypeOrState(t *testing.T) {
 		if leaf.State != "online" {
 			t.Errorf("leaf %s state %q, want online", leaf.Name, leaf.State)
 		}
+	}
+}
+
+// OpenZFS 2.4.4 prints the dRAID vdev's type ("draid"), state and GUID that
+// 2.3.2 left out. The type keeps its parity, as from 2.3's name, so that
+// both releases export the same vdev_type.
+func TestJSONDraidWithTypeAndState(t *testing.T) {
+	f := sample.MustRead(t, "testdata/openzfs-2.4-guest/01-created__zpool_status_-j_--json-int.txt")
+	st, err := ParseStatusJSON(bytes.NewReader(f.Body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var draid *Vdev
+	for _, p := range st.Pools {
+		if p.Name == "dr" {
+			draid = p.Root.Children[0]
+		}
+	}
+	if draid == nil || draid.Name != "draid1:2d:5c:1s-0" {
+		t.Fatalf("no dRAID vdev in pool dr: %+v", draid)
+	}
+	if draid.Type != "draid1" || draid.State != "online" || draid.GUID == "" || len(draid.Children) != 5 {
+		t.Errorf("dRAID vdev: type %q, state %q, GUID %q, %d children; want draid1, online, a GUID, 5 children", draid.Type, draid.State, draid.GUID, len(draid.Children))
 	}
 }
