@@ -144,7 +144,7 @@ var (
 	zilCommitWritersDesc = desc("zil", "commit_writers_total",
 		"ZIL commits that wrote the log themselves (zil_commit_writer_count); the others were served by a concurrent commit's write.")
 	zilCommitFallbacksDesc = desc("zil", "commit_fallbacks_total",
-		"ZIL commits that fell back to waiting for the transaction group to sync, by reason (OpenZFS 2.3+): error (a log write or flush failed), stall (no log block could be allocated), suspend (the ZIL was suspended), crash (the ZIL failed and awaits a reset; later releases).", "reason")
+		"ZIL commits that fell back to waiting for the transaction group to sync, by reason (OpenZFS 2.3+): error (a log write or flush failed), stall (no log block could be allocated), suspend (the ZIL was suspended), crash (the ZIL failed and awaits a reset; OpenZFS 2.4+).", "reason")
 	zilItxDesc = desc("zil", "itx_total",
 		"Intent log transactions (itx) of every kind copied into log blocks (zil_itx_count).")
 	zilItxWritesDesc = desc("zil", "itx_writes_total",

@@ -89,9 +89,68 @@ func TestKstatCollectorOpenZFS23(t *testing.T) {
 			t.Errorf("%s%v = %v (present %v), want %v", w.name, w.labels, v, ok, w.want)
 		}
 	}
+	if _, ok := value(fams, "zfs_zil_commit_fallbacks_total", map[string]string{"reason": "crash"}); ok {
+		t.Error("a ZIL crash fallbacks counter although 2.3's zil kstat has none")
+	}
 	// OpenZFS 2.1 removed <pool>/io.
 	if _, ok := value(fams, "zfs_pool_kstat_read_bytes_total", nil); ok {
 		t.Error("pool I/O kstat series without any <pool>/io file")
+	}
+	if problems, err := testutil.CollectAndLint(e.Scraper(context.Background())); err != nil || len(problems) > 0 {
+		t.Errorf("lint: %v %v", problems, err)
+	}
+}
+
+// kstatGuest lays out the kstats the test bed's walk captured in one
+// scenario (testdata/openzfs-VERSION-guest) at the paths their commands
+// read.
+func kstatGuest(t *testing.T, version, scenario string) fstest.MapFS {
+	t.Helper()
+	paths, err := filepath.Glob(filepath.Join("testdata", "openzfs-"+version+"-guest", scenario+"__kstat-zfs-*.txt"))
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no kstat captures of %s on OpenZFS %s: %v", scenario, version, err)
+	}
+	fsys := fstest.MapFS{}
+	for _, p := range paths {
+		f := sample.MustRead(t, p)
+		path, ok := strings.CutPrefix(f.Header["command"], "cat /proc/spl/kstat/zfs/")
+		if !ok {
+			t.Fatalf("%s: command %q reads no kstat", p, f.Header["command"])
+		}
+		fsys[path] = &fstest.MapFile{Data: f.Body}
+	}
+	return fsys
+}
+
+// OpenZFS 2.4.4's kstats, from the walk's data-errors scenario: what 2.3
+// gave, and the ZIL's crash fallback that 2.4 added (2.3 has none, and
+// no false 0 is exported there).
+func TestKstatCollectorOpenZFS24(t *testing.T) {
+	fsys := kstatGuest(t, "2.4", "07-data-errors")
+	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	src := NewSource(SourceConfig{Runner: nopRunner{}, Kstat: fsys, Now: func() time.Time { return testNow }}, logger)
+	e, err := New(src, logger, map[string]bool{"kstat": true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fams := gather(t, e)
+	compareGolden(t, "testdata/kstat-openzfs-2.4-07-data-errors.prom", exposition(t, fams))
+	if v, _ := value(fams, "zfs_exporter_collector_success", map[string]string{"collector": "kstat"}); v != 1 {
+		t.Errorf("kstat collector failed")
+	}
+	if v, ok := value(fams, "zfs_arc_size_bytes", nil); !ok || v <= 0 {
+		t.Errorf("zfs_arc_size_bytes = %v (present %v)", v, ok)
+	}
+	if _, ok := value(fams, "zfs_zil_commit_fallbacks_total", map[string]string{"reason": "crash"}); !ok {
+		t.Error("no ZIL crash fallbacks counter from 2.4's zil kstat")
+	}
+	for _, pool := range []string{"dr", "mir", "one", "r10", "rz1"} {
+		if _, ok := value(fams, "zfs_dataset_write_bytes_total", map[string]string{"pool": pool, "dataset": pool}); !ok {
+			t.Errorf("no write counter for dataset %s", pool)
+		}
+		if _, ok := value(fams, "zfs_pool_logical_write_bytes_total", map[string]string{"pool": pool, "path": "arc"}); !ok {
+			t.Errorf("no logical write counter for pool %s", pool)
+		}
 	}
 	if problems, err := testutil.CollectAndLint(e.Scraper(context.Background())); err != nil || len(problems) > 0 {
 		t.Errorf("lint: %v %v", problems, err)
