@@ -302,32 +302,58 @@ func TestUnreadableStatusKeepsTheRest(t *testing.T) {
 }
 
 // OpenZFS 2.3.2's JSON status has no state for a dRAID vdev: the exporter
-// takes it from the text status, captured from the test bed's guest.
-func TestDraidStateFromTextWhenJSONLacksIt(t *testing.T) {
-	replay, err := runner.NewReplayWithOptions("internal/zpool/testdata/openzfs-2.3-guest", runner.ReplayOptions{Scenarios: []string{"01-created"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	e, _ := replayExporter(t, replay, 0)
-	fams := gather(t, e)
-	if v, _ := value(fams, "zfs_exporter_capabilities_info", map[string]string{"status_format": "json"}); v != 1 {
-		t.Fatalf("not reading JSON status")
-	}
-	draid := map[string]string{"pool": "dr", "vdev": "draid1:2d:5c:1s-0"}
-	if v, _ := value(fams, "zfs_vdev_state", map[string]string{"pool": "dr", "vdev": "draid1:2d:5c:1s-0", "state": "online"}); v != 1 {
-		t.Errorf("dRAID vdev not online")
-	}
-	if v, _ := value(fams, "zfs_vdev_info", map[string]string{"pool": "dr", "vdev": draid["vdev"], "vdev_type": "draid1"}); v != 1 {
-		t.Errorf("dRAID vdev's type is not draid1")
+// takes it from the text status, which it reads for that alone. 2.4.4's
+// JSON has the state, and the text status is not read.
+func TestDraidStateByRelease(t *testing.T) {
+	for release, textRead := range map[string]bool{"2.3": true, "2.4": false} {
+		t.Run(release, func(t *testing.T) {
+			replay, err := runner.NewReplayWithOptions(guestDir(release), runner.ReplayOptions{Scenarios: []string{"01-created"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			rec := &recordingRunner{Runner: replay, answers: map[string]answer{}}
+			logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+			src := NewSource(SourceConfig{Runner: rec, Location: time.UTC, Now: func() time.Time { return testNow }}, logger)
+			e, err := New(src, logger, allCollectors)
+			if err != nil {
+				t.Fatal(err)
+			}
+			gather(t, e) // detects the capabilities, which probes zpool status -p too
+			rec.mu.Lock()
+			clear(rec.answers)
+			rec.mu.Unlock()
+			fams := gather(t, e)
+			if v, _ := value(fams, "zfs_exporter_capabilities_info", map[string]string{"status_format": "json"}); v != 1 {
+				t.Fatalf("not reading JSON status")
+			}
+			draid := map[string]string{"pool": "dr", "vdev": "draid1:2d:5c:1s-0"}
+			if v, _ := value(fams, "zfs_vdev_state", map[string]string{"pool": "dr", "vdev": draid["vdev"], "state": "online"}); v != 1 {
+				t.Errorf("dRAID vdev not online")
+			}
+			if v, _ := value(fams, "zfs_vdev_info", map[string]string{"pool": "dr", "vdev": draid["vdev"], "vdev_type": "draid1"}); v != 1 {
+				t.Errorf("dRAID vdev's type is not draid1")
+			}
+			rec.mu.Lock()
+			_, read := rec.answers["zpool status -p"]
+			rec.mu.Unlock()
+			if read != textRead {
+				t.Errorf("the scrape read the text status: %v, want %v", read, textRead)
+			}
+		})
 	}
 }
 
-// zed attached rz1's hot spare in the test bed's guest: the vdev
+// zed attached rz1's hot spare in the test bed's guest (2.3.2 and 2.4.4): the vdev
 // properties list virtio-zd12 twice (inside spare-1 and among the spares),
 // and so does zpool status. Each of its series must be sent once, or
 // Prometheus rejects the whole scrape.
 func TestActiveSpareExportedOnceFromVdevProperties(t *testing.T) {
-	dir := "internal/zpool/testdata/openzfs-2.3-guest/"
+	for _, release := range guestReleases {
+		t.Run(release, func(t *testing.T) { testActiveSpareExportedOnce(t, guestDir(release)+"/") })
+	}
+}
+
+func testActiveSpareExportedOnce(t *testing.T, dir string) {
 	f := sample.MustRead(t, dir+"06-spare-inuse__zpool_status_-j_--json-int.txt")
 	st, err := zpool.ParseStatusJSON(bytes.NewReader(f.Body))
 	if err != nil {
@@ -384,16 +410,31 @@ func TestActiveSpareExportedOnceFromVdevProperties(t *testing.T) {
 	}
 }
 
+// guestReleases are the OpenZFS releases whose walk captures are fixtures
+// in internal/zpool/testdata/openzfs-RELEASE-guest.
+var guestReleases = []string{"2.3", "2.4"}
+
+func guestDir(release string) string {
+	return "internal/zpool/testdata/openzfs-" + release + "-guest"
+}
+
 // The test bed's guest pulled the only disk of a failmode=wait pool: it is
 // suspended while its vdevs still read ONLINE with the read errors that
-// suspended it.
+// suspended it, on 2.3.2 and 2.4.4 alike.
 func TestSuspendedPoolFromGuest(t *testing.T) {
-	replay, err := runner.NewReplayWithOptions("internal/zpool/testdata/openzfs-2.3-guest", runner.ReplayOptions{Scenarios: []string{"08-suspended"}})
+	for _, release := range guestReleases {
+		t.Run(release, func(t *testing.T) { testSuspendedPoolFromGuest(t, release) })
+	}
+}
+
+func testSuspendedPoolFromGuest(t *testing.T, release string) {
+	replay, err := runner.NewReplayWithOptions(guestDir(release), runner.ReplayOptions{Scenarios: []string{"08-suspended"}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	e, _ := replayExporter(t, replay, 0)
 	fams := gather(t, e)
+	dataErrors := map[string]float64{"2.3": 1, "2.4": 20}[release] // as each capture says
 	for _, c := range []struct {
 		name   string
 		labels map[string]string
@@ -401,7 +442,7 @@ func TestSuspendedPoolFromGuest(t *testing.T) {
 	}{
 		{"zfs_pool_state", map[string]string{"pool": "pulled", "state": "suspended"}, 1},
 		{"zfs_pool_state", map[string]string{"pool": "pulled", "state": "online"}, 0},
-		{"zfs_pool_data_errors", map[string]string{"pool": "pulled"}, 1},
+		{"zfs_pool_data_errors", map[string]string{"pool": "pulled"}, dataErrors},
 		{"zfs_vdev_read_errors_total", map[string]string{"pool": "pulled", "vdev": "virtio-zd21"}, 3},
 		{"zfs_pool_state", map[string]string{"pool": "mir", "state": "online"}, 1},
 		{"zfs_exporter_collector_success", map[string]string{"collector": "vdev_io"}, 1},
@@ -413,10 +454,16 @@ func TestSuspendedPoolFromGuest(t *testing.T) {
 }
 
 // A healing resilver and a sequential rebuild in progress, captured in the
-// test bed's guest: the figures that follow a running scan.
+// test bed's guest on each release: the figures that follow a running scan.
 func TestRunningScansFromGuest(t *testing.T) {
+	for _, release := range guestReleases {
+		t.Run(release, func(t *testing.T) { testRunningScansFromGuest(t, release) })
+	}
+}
+
+func testRunningScansFromGuest(t *testing.T, release string) {
 	scenarios := []string{"04-resilvering", "05-rebuilding"}
-	replay, err := runner.NewReplayWithOptions("internal/zpool/testdata/openzfs-2.3-guest", runner.ReplayOptions{Scenarios: scenarios})
+	replay, err := runner.NewReplayWithOptions(guestDir(release), runner.ReplayOptions{Scenarios: scenarios})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -428,7 +475,7 @@ func TestRunningScansFromGuest(t *testing.T) {
 	for i, scenario := range scenarios {
 		t.Run(scenario, func(t *testing.T) {
 			fams := gather(t, e)
-			compareGolden(t, filepath.Join("testdata", "openzfs-2.3-guest-"+scenario+".prom"), exposition(t, fams))
+			compareGolden(t, filepath.Join("testdata", "openzfs-"+release+"-guest-"+scenario+".prom"), exposition(t, fams))
 			scan := running[i]
 			state := map[string]string{"state": "scanning"}
 			maps.Copy(state, scan)
@@ -440,8 +487,9 @@ func TestRunningScansFromGuest(t *testing.T) {
 					t.Errorf("%s%v = %v (present %v)", name, scan, v, ok)
 				}
 			}
-			// Vdev properties list neither dRAID vdevs nor counters for
-			// root-0: both are the sum of their children.
+			// No release keeps counters in root-0, and 2.3.2 lists no
+			// dRAID vdev: each is the sum of its children. 2.4.4 lists
+			// the dRAID vdev with counters of its own, which agree.
 			pool, _ := value(fams, "zfs_vdev_write_bytes_total", map[string]string{"pool": "dr", "vdev": "dr"})
 			draid, _ := value(fams, "zfs_vdev_write_bytes_total", map[string]string{"pool": "dr", "vdev": "draid1:2d:5c:1s-0"})
 			leaves := 0.0
@@ -525,18 +573,24 @@ func TestScrapeLeavesBlockedCollectorBehind(t *testing.T) {
 }
 
 // Two dRAID vdevs each using its distributed spare and two raidz1 vdevs each
-// replacing their first disk, as a real OpenZFS 2.3.2 printed them: zpool
+// replacing their first disk, as real OpenZFS 2.3.2 and 2.4.4 printed them: zpool
 // names two vdevs spare-0 and two replacing-0 in one pool. From the JSON and
 // from the text status alike, each is exported under its own name with its
 // children below it, and nothing is dropped.
 func TestDuplicateVdevNamesFromGuest(t *testing.T) {
-	const dir = "internal/zpool/testdata/openzfs-2.3-guest"
-	files, err := filepath.Glob(filepath.Join(dir, "10-duplicate-names__*.txt"))
-	if err != nil || len(files) == 0 {
+	// The file vdevs' directory of each walk.
+	for release, files := range map[string]string{"2.3": "/var/tmp/dup1984221827", "2.4": "/var/tmp/dup1315242656"} {
+		t.Run(release, func(t *testing.T) { testDuplicateVdevNamesFromGuest(t, guestDir(release), files) })
+	}
+}
+
+func testDuplicateVdevNamesFromGuest(t *testing.T, dir, files string) {
+	captures, err := filepath.Glob(filepath.Join(dir, "10-duplicate-names__*.txt"))
+	if err != nil || len(captures) == 0 {
 		t.Fatalf("no captures: %v", err)
 	}
 	textOnly := t.TempDir() // the same outputs from a zpool without -j
-	for _, f := range files {
+	for _, f := range captures {
 		if strings.Contains(f, "_-j_") {
 			continue
 		}
@@ -549,7 +603,7 @@ func TestDuplicateVdevNamesFromGuest(t *testing.T) {
 		}
 	}
 	leaf := func(n int) string {
-		return fmt.Sprintf("/var/tmp/dup1984221827/f%02d", n)
+		return fmt.Sprintf("%s/f%02d", files, n)
 	}
 	want := []struct{ pool, vdev, typ, parent string }{
 		{"dupd", "draid1:2d:4c:1s-0/spare-0", "spare", "draid1:2d:4c:1s-0"},

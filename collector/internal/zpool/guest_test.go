@@ -113,3 +113,55 @@ func TestJSONDraidWithTypeAndState(t *testing.T) {
 		t.Errorf("dRAID vdev: type %q, state %q, GUID %q, %d children; want draid1, online, a GUID, 5 children", draid.Type, draid.State, draid.GUID, len(draid.Children))
 	}
 }
+
+// OpenZFS 2.4 adds three vdev properties, read like the others: sit_out on
+// the leaves of raidz and dRAID vdevs only (no source), autosit on those
+// vdevs themselves, and slow_io_events on every vdev. It also lists the
+// dRAID vdev itself, which 2.3.2 left out.
+func TestVdevPropertiesOfOpenZFS24(t *testing.T) {
+	read := func(pool string) map[[2]string]Property {
+		return readVdevProperties(t, "2.4", pool)
+	}
+	const draid = "draid1:2d:5c:1s-0"
+	if _, ok := read("dr")[[2]string{draid, "write_bytes"}]; !ok {
+		t.Errorf("2.4.4 lists no counters of the dRAID vdev")
+	}
+	if p, ok := readVdevProperties(t, "2.3", "dr")[[2]string{draid, "write_bytes"}]; ok {
+		t.Errorf("2.3.2 lists the dRAID vdev: %+v", p)
+	}
+	rz1, mir := read("rz1"), read("mir")
+	for _, want := range []Property{
+		{"virtio-zd07", "sit_out", "off", "-"},
+		{"raidz1-0", "autosit", "off", "default"},
+		{"root-0", "slow_io_events", "on", "default"},
+		{"virtio-zd07", "slow_io_events", "on", "default"},
+	} {
+		if got := rz1[[2]string{want.Name, want.Property}]; got != want {
+			t.Errorf("rz1: %s %s = %+v, want %+v", want.Name, want.Property, got, want)
+		}
+	}
+	for _, absent := range [][2]string{{"virtio-zd01", "sit_out"}, {"mirror-0", "autosit"}} {
+		if p, ok := mir[absent]; ok {
+			t.Errorf("mir: %s %s listed: %+v", absent[0], absent[1], p)
+		}
+	}
+	if got := mir[[2]string{"virtio-zd01", "slow_io_events"}]; got.Value != "on" {
+		t.Errorf("mir: virtio-zd01 slow_io_events = %+v", got)
+	}
+}
+
+// readVdevProperties reads the vdev properties of pool that a release's
+// walk captured when it created its pools, by vdev and property.
+func readVdevProperties(t *testing.T, release, pool string) map[[2]string]Property {
+	t.Helper()
+	f := sample.MustRead(t, "testdata/openzfs-"+release+"-guest/01-created__zpool_get_-Hp_all_"+pool+"_all-vdevs.txt")
+	props, err := ParseGet(bytes.NewReader(f.Body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := map[[2]string]Property{}
+	for _, p := range props {
+		m[[2]string{p.Name, p.Property}] = p
+	}
+	return m
+}
