@@ -293,6 +293,17 @@ func TestWalk(t *testing.T) {
 				t.Errorf("rz1: zfs_vdev_info{vdev=%s} class is not %s", leaf(n), class)
 			}
 		}
+		// OpenZFS 2.3's JSON has no state for a dRAID vdev, which the
+		// exporter then reads from the text status at every scrape; 2.4's
+		// JSON has it, and the text status is not read.
+		textRuns := func(m e2e.Metrics) float64 {
+			v, _ := m.Get("zfs_exporter_command_runs_total", map[string]string{"command": "zpool status -p"})
+			return v
+		}
+		before, after := textRuns(m), textRuns(e.Scrape(t))
+		if wantText := atLeast(version, 2, 3) && !atLeast(version, 2, 4); (after > before) != wantText {
+			t.Errorf("zpool status -p ran %v times in a scrape; want it run for the dRAID vdev's state: %v", after-before, wantText)
+		}
 		keepExposition(t, e, "01-created")
 	})
 
