@@ -39,8 +39,10 @@ func kstatCaptures(t *testing.T, scenario string) fstest.MapFS {
 	return fsys
 }
 
-func TestKstatCollectorOpenZFS23(t *testing.T) {
-	fsys := kstatCaptures(t, "09-errors-repaired")
+// kstatOnly runs the kstat collector alone over fsys, compares its
+// exposition with golden, and checks that it succeeded and read the ARC.
+func kstatOnly(t *testing.T, fsys fstest.MapFS, golden string) (*Exporter, []*dto.MetricFamily) {
+	t.Helper()
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	src := NewSource(SourceConfig{Runner: nopRunner{}, Kstat: fsys, Now: func() time.Time { return testNow }}, logger)
 	e, err := New(src, logger, map[string]bool{"kstat": true})
@@ -48,13 +50,18 @@ func TestKstatCollectorOpenZFS23(t *testing.T) {
 		t.Fatal(err)
 	}
 	fams := gather(t, e)
-	compareGolden(t, "testdata/kstat-openzfs-2.3-09-errors-repaired.prom", exposition(t, fams))
+	compareGolden(t, golden, exposition(t, fams))
 	if v, _ := value(fams, "zfs_exporter_collector_success", map[string]string{"collector": "kstat"}); v != 1 {
 		t.Errorf("kstat collector failed")
 	}
 	if v, ok := value(fams, "zfs_arc_size_bytes", nil); !ok || v <= 0 {
 		t.Errorf("zfs_arc_size_bytes = %v (present %v)", v, ok)
 	}
+	return e, fams
+}
+
+func TestKstatCollectorOpenZFS23(t *testing.T) {
+	e, fams := kstatOnly(t, kstatCaptures(t, "09-errors-repaired"), "testdata/kstat-openzfs-2.3-09-errors-repaired.prom")
 	if _, ok := value(fams, "zfs_arc_hits_total", map[string]string{"kind": "demand_metadata"}); !ok {
 		t.Errorf("no demand_metadata ARC hits")
 	}
@@ -126,21 +133,7 @@ func kstatGuest(t *testing.T, version, scenario string) fstest.MapFS {
 // gave, and the ZIL's crash fallback that 2.4 added (2.3 has none, and
 // no false 0 is exported there).
 func TestKstatCollectorOpenZFS24(t *testing.T) {
-	fsys := kstatGuest(t, "2.4", "07-data-errors")
-	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	src := NewSource(SourceConfig{Runner: nopRunner{}, Kstat: fsys, Now: func() time.Time { return testNow }}, logger)
-	e, err := New(src, logger, map[string]bool{"kstat": true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	fams := gather(t, e)
-	compareGolden(t, "testdata/kstat-openzfs-2.4-07-data-errors.prom", exposition(t, fams))
-	if v, _ := value(fams, "zfs_exporter_collector_success", map[string]string{"collector": "kstat"}); v != 1 {
-		t.Errorf("kstat collector failed")
-	}
-	if v, ok := value(fams, "zfs_arc_size_bytes", nil); !ok || v <= 0 {
-		t.Errorf("zfs_arc_size_bytes = %v (present %v)", v, ok)
-	}
+	e, fams := kstatOnly(t, kstatGuest(t, "2.4", "07-data-errors"), "testdata/kstat-openzfs-2.4-07-data-errors.prom")
 	if _, ok := value(fams, "zfs_zil_commit_fallbacks_total", map[string]string{"reason": "crash"}); !ok {
 		t.Error("no ZIL crash fallbacks counter from 2.4's zil kstat")
 	}

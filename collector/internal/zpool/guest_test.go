@@ -67,20 +67,7 @@ func TestOpenZFSGuestCaptures(t *testing.T) {
 // elsewhere (the exporter reads the text status for it), so it stays
 // empty here rather than being guessed.
 func TestJSONDraidWithoutTypeOrState(t *testing.T) {
-	f := sample.MustRead(t, "testdata/openzfs-2.3-guest/01-created__zpool_status_-j_--json-int.txt")
-	st, err := ParseStatusJSON(bytes.NewReader(f.Body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var draid *Vdev
-	for _, p := range st.Pools {
-		if p.Name == "dr" {
-			draid = p.Root.Children[0]
-		}
-	}
-	if draid == nil || draid.Name != "draid1:2d:5c:1s-0" {
-		t.Fatalf("no dRAID vdev in pool dr: %+v", draid)
-	}
+	draid := jsonDraid(t, "2.3")
 	if draid.Type != "draid1" || draid.State != "" || len(draid.Children) != 5 {
 		t.Errorf("dRAID vdev: type %q, state %q, %d children; want draid1, no state, 5 children", draid.Type, draid.State, len(draid.Children))
 	}
@@ -95,20 +82,7 @@ func TestJSONDraidWithoutTypeOrState(t *testing.T) {
 // 2.3.2 left out. The type keeps its parity, as from 2.3's name, so that
 // both releases export the same vdev_type.
 func TestJSONDraidWithTypeAndState(t *testing.T) {
-	f := sample.MustRead(t, "testdata/openzfs-2.4-guest/01-created__zpool_status_-j_--json-int.txt")
-	st, err := ParseStatusJSON(bytes.NewReader(f.Body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var draid *Vdev
-	for _, p := range st.Pools {
-		if p.Name == "dr" {
-			draid = p.Root.Children[0]
-		}
-	}
-	if draid == nil || draid.Name != "draid1:2d:5c:1s-0" {
-		t.Fatalf("no dRAID vdev in pool dr: %+v", draid)
-	}
+	draid := jsonDraid(t, "2.4")
 	if draid.Type != "draid1" || draid.State != "online" || draid.GUID == "" || len(draid.Children) != 5 {
 		t.Errorf("dRAID vdev: type %q, state %q, GUID %q, %d children; want draid1, online, a GUID, 5 children", draid.Type, draid.State, draid.GUID, len(draid.Children))
 	}
@@ -164,4 +138,22 @@ func readVdevProperties(t *testing.T, release, pool string) map[[2]string]Proper
 		m[[2]string{p.Name, p.Property}] = p
 	}
 	return m
+}
+
+// jsonDraid returns the dRAID vdev of pool dr from the JSON status that a
+// release's walk captured when it created its pools.
+func jsonDraid(t *testing.T, release string) *Vdev {
+	t.Helper()
+	f := sample.MustRead(t, "testdata/openzfs-"+release+"-guest/01-created__zpool_status_-j_--json-int.txt")
+	st, err := ParseStatusJSON(bytes.NewReader(f.Body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range st.Pools {
+		if p.Name == "dr" && p.Root != nil && len(p.Root.Children) > 0 && p.Root.Children[0].Name == "draid1:2d:5c:1s-0" {
+			return p.Root.Children[0]
+		}
+	}
+	t.Fatalf("no dRAID vdev draid1:2d:5c:1s-0 in pool dr")
+	return nil
 }
