@@ -13,7 +13,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
-	"github.com/zpool-exporter/zpool_exporter/collector/internal/runner"
+	"github.com/zpool-exporter/zpool_exporter/internal/runner"
 )
 
 // hostileReplay copies the first step of the zfs-fuse replay into a

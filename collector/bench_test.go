@@ -6,7 +6,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/zpool-exporter/zpool_exporter/collector/internal/runner"
+	"github.com/zpool-exporter/zpool_exporter/internal/runner"
 )
 
 // One whole scrape over the zfs-fuse replay (two pools, a spare in use):

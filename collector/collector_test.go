@@ -21,10 +21,10 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 
-	"github.com/zpool-exporter/zpool_exporter/collector/internal/runner"
-	"github.com/zpool-exporter/zpool_exporter/collector/internal/zpool"
 	"github.com/zpool-exporter/zpool_exporter/internal/budget"
+	"github.com/zpool-exporter/zpool_exporter/internal/runner"
 	"github.com/zpool-exporter/zpool_exporter/internal/sample"
+	"github.com/zpool-exporter/zpool_exporter/internal/zfs/zpool"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden .prom files")
@@ -411,11 +411,11 @@ func testActiveSpareExportedOnce(t *testing.T, dir string) {
 }
 
 // guestReleases are the OpenZFS releases whose walk captures are fixtures
-// in internal/zpool/testdata/openzfs-RELEASE-guest.
+// in internal/zfs/zpool/testdata/openzfs-RELEASE-guest.
 var guestReleases = []string{"2.3", "2.4"}
 
 func guestDir(release string) string {
-	return "internal/zpool/testdata/openzfs-" + release + "-guest"
+	return "../internal/zfs/zpool/testdata/openzfs-" + release + "-guest"
 }
 
 // The test bed's guest pulled the only disk of a failmode=wait pool: it is

@@ -6,7 +6,7 @@ import (
 	"runtime"
 	"sync"
 
-	"github.com/zpool-exporter/zpool_exporter/collector/internal/zpool"
+	"github.com/zpool-exporter/zpool_exporter/internal/zfs/zpool"
 )
 
 // The disk collector has a variant per source of disk figures:

@@ -11,8 +11,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/zpool-exporter/zpool_exporter/collector/internal/geom"
-	"github.com/zpool-exporter/zpool_exporter/collector/internal/zpool"
+	"github.com/zpool-exporter/zpool_exporter/internal/geom"
+	"github.com/zpool-exporter/zpool_exporter/internal/zfs/zpool"
 )
 
 // The counters keep the names and labels of the Linux ones; the gauges are

@@ -20,9 +20,9 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	dto "github.com/prometheus/client_model/go"
 
-	"github.com/zpool-exporter/zpool_exporter/collector/internal/runner"
-	"github.com/zpool-exporter/zpool_exporter/collector/internal/zpool"
+	"github.com/zpool-exporter/zpool_exporter/internal/runner"
 	"github.com/zpool-exporter/zpool_exporter/internal/sample"
+	"github.com/zpool-exporter/zpool_exporter/internal/zfs/zpool"
 )
 
 const (
@@ -499,7 +499,7 @@ func TestIostatDiskCollectorFreeBSD(t *testing.T) {
 	e := iostatExporter(t, "freebsd", s, false, &logs)
 	// GEOM's labels, as glabel prints them, give the providers under
 	// gpt/..., gptid/... and diskid/... leaves.
-	glabel := filepath.Join("internal", "geom", "testdata", "glabel-status-s.txt")
+	glabel := filepath.Join("..", "internal", "geom", "testdata", "glabel-status-s.txt")
 	e.collectors["disk"].(*iostatDiskCollector).runner = replayDir(t, map[string]string{"glabel status -s": "0|" + readSample(t, glabel)})
 	c := fixedStatus{e, parseStatusFile(t, filepath.Join("testdata", "disk-iostat", "freebsd-zpool-status.txt"))}
 	fams := gatherFrom(t, c)

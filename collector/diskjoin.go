@@ -8,7 +8,7 @@ import (
 	"reflect"
 	"strings"
 
-	"github.com/zpool-exporter/zpool_exporter/collector/internal/zpool"
+	"github.com/zpool-exporter/zpool_exporter/internal/zfs/zpool"
 )
 
 // This file finds the kernel block device (the name in /proc/diskstats)

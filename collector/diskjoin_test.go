@@ -8,7 +8,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/zpool-exporter/zpool_exporter/collector/internal/zpool"
+	"github.com/zpool-exporter/zpool_exporter/internal/zfs/zpool"
 )
 
 // zpool prints a leaf by its path with the search directory stripped, and

@@ -16,18 +16,18 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
-	"github.com/zpool-exporter/zpool_exporter/collector/internal/kstat"
-	"github.com/zpool-exporter/zpool_exporter/collector/internal/runner"
+	"github.com/zpool-exporter/zpool_exporter/internal/runner"
 	"github.com/zpool-exporter/zpool_exporter/internal/sample"
+	"github.com/zpool-exporter/zpool_exporter/internal/zfs/kstat"
 )
 
 // The project's own captures that the fuzz targets of this package start
 // from; the shared samples are added when they are there.
 const (
 	replaySteps   = "testdata/replay/zfs-fuse"
-	zpoolFixtures = "internal/zpool/testdata"
-	guestCaptures = "internal/zpool/testdata/openzfs-2.3-guest"
-	kstatFixtures = "internal/kstat/testdata"
+	zpoolFixtures = "../internal/zfs/zpool/testdata"
+	guestCaptures = "../internal/zfs/zpool/testdata/openzfs-2.3-guest"
+	kstatFixtures = "../internal/zfs/kstat/testdata"
 )
 
 // fuzzEnv is what the collectors read in one run of FuzzCollectors: the

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/zpool-exporter/zpool_exporter/collector/internal/zpool"
+	"github.com/zpool-exporter/zpool_exporter/internal/zfs/zpool"
 )
 
 // IostatSampler turns a long-running `zpool iostat -v INTERVAL` into

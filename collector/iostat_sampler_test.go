@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zpool-exporter/zpool_exporter/collector/internal/runner"
+	"github.com/zpool-exporter/zpool_exporter/internal/runner"
 	"github.com/zpool-exporter/zpool_exporter/internal/sample"
 )
 
@@ -41,7 +41,7 @@ func leafWrite(t *testing.T, s *IostatSampler, pool, leaf string) float64 {
 // A real zfs-fuse stream of three one-second reports while data was
 // written: the first (since import) is skipped, the next two integrated.
 func TestSamplerIntegratesRates(t *testing.T) {
-	f := sample.MustRead(t, "internal/zpool/testdata/zfs-fuse/interval__iostat-v-1-3.txt")
+	f := sample.MustRead(t, "../internal/zfs/zpool/testdata/zfs-fuse/interval__iostat-v-1-3.txt")
 	s := newTestSampler(time.Second)
 	if err := s.consume(strings.NewReader(string(f.Body))); err != nil {
 		t.Fatal(err)
@@ -63,7 +63,7 @@ func TestSamplerIntegratesRates(t *testing.T) {
 }
 
 func TestSamplerKeepsCountersAcrossLayoutChangeAndForgetsGonePools(t *testing.T) {
-	mirror := sample.MustRead(t, "internal/zpool/testdata/zfs-fuse/interval__iostat-v-1-3.txt")
+	mirror := sample.MustRead(t, "../internal/zfs/zpool/testdata/zfs-fuse/interval__iostat-v-1-3.txt")
 	s := newTestSampler(2 * time.Second)
 	if err := s.consume(strings.NewReader(string(mirror.Body))); err != nil {
 		t.Fatal(err)
@@ -89,7 +89,7 @@ func TestSamplerKeepsCountersAcrossLayoutChangeAndForgetsGonePools(t *testing.T)
 		t.Errorf("the new leaf m3 write bytes = %v, want about %v (counted from 0)", got, want)
 	}
 	// A report without the pool (destroyed) forgets it.
-	two, err := os.ReadFile("internal/zpool/testdata/zfs-fuse/two-pools__iostat-v.txt")
+	two, err := os.ReadFile("../internal/zfs/zpool/testdata/zfs-fuse/two-pools__iostat-v.txt")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +110,7 @@ func TestSamplerKeepsCountersAcrossLayoutChangeAndForgetsGonePools(t *testing.T)
 // reports of `zpool iostat -v 1` came every 1.2 s or more, and their
 // rates were over that time. The counters take the time between reports.
 func TestSamplerTakesTheStreamsPeriod(t *testing.T) {
-	f := sample.MustRead(t, "internal/zpool/testdata/zfs-fuse/interval__iostat-v-1-3.txt")
+	f := sample.MustRead(t, "../internal/zfs/zpool/testdata/zfs-fuse/interval__iostat-v-1-3.txt")
 	s := newTestSampler(time.Second)
 	at := testNow
 	s.now = func() time.Time { at = at.Add(1200 * time.Millisecond); return at }

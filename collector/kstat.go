@@ -10,7 +10,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/zpool-exporter/zpool_exporter/collector/internal/kstat"
+	"github.com/zpool-exporter/zpool_exporter/internal/zfs/kstat"
 )
 
 func init() {

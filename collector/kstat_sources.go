@@ -9,7 +9,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/zpool-exporter/zpool_exporter/collector/internal/kstat"
+	"github.com/zpool-exporter/zpool_exporter/internal/zfs/kstat"
 )
 
 // kstatSnapshot is one read of the kernel's ZFS statistics, in the same

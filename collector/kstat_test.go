@@ -18,7 +18,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	dto "github.com/prometheus/client_model/go"
 
-	"github.com/zpool-exporter/zpool_exporter/collector/internal/runner"
+	"github.com/zpool-exporter/zpool_exporter/internal/runner"
 	"github.com/zpool-exporter/zpool_exporter/internal/sample"
 )
 
@@ -172,7 +172,7 @@ func kstatCorpus(t *testing.T, names ...string) fstest.MapFS {
 // expositions. Linux and FreeBSD are read from corpus samples laid out as
 // the kernel shows them, FreeBSD and illumos through the replay runner.
 func TestKstatCollectorGoldens(t *testing.T) {
-	const td = "internal/kstat/testdata/"
+	const td = "../internal/zfs/kstat/testdata/"
 	freebsd := func(name string) string {
 		return filepath.Join(sample.Dir(t, "corpus/kstat-freebsd"), name+".txt")
 	}
@@ -478,7 +478,7 @@ func replayOf(t *testing.T, command string, fixtures ...string) *runner.Replay {
 
 // FreeBSD and illumos give the same metric names as Linux.
 func TestKstatCollectorOtherSystems(t *testing.T) {
-	const td = "internal/kstat/testdata/"
+	const td = "../internal/zfs/kstat/testdata/"
 	for _, tc := range []struct {
 		os      string
 		replay  *runner.Replay

@@ -14,7 +14,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/zpool-exporter/zpool_exporter/collector/internal/iostat"
+	"github.com/zpool-exporter/zpool_exporter/internal/iostat"
 )
 
 // UsesOSIostat tells the systems whose disk figures come from a

@@ -7,7 +7,7 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/zpool-exporter/zpool_exporter/collector/internal/runner"
+	"github.com/zpool-exporter/zpool_exporter/internal/runner"
 )
 
 // Runner runs a command and returns its standard output. The exec runner

@@ -15,9 +15,9 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/zpool-exporter/zpool_exporter/collector/internal/runner"
-	"github.com/zpool-exporter/zpool_exporter/collector/internal/zpool"
 	"github.com/zpool-exporter/zpool_exporter/internal/budget"
+	"github.com/zpool-exporter/zpool_exporter/internal/runner"
+	"github.com/zpool-exporter/zpool_exporter/internal/zfs/zpool"
 )
 
 // SourceConfig says where the zpool command is and how to sample it.

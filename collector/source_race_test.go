@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zpool-exporter/zpool_exporter/collector/internal/runner"
+	"github.com/zpool-exporter/zpool_exporter/internal/runner"
 )
 
 // answer is one replayed command's output and error.
@@ -59,7 +59,7 @@ func (r fixedRunner) Run(_ context.Context, name string, args ...string) ([]byte
 // collector comes first detects the capabilities.
 func TestCapabilitiesWhileVdevPropertiesAreLearned(t *testing.T) {
 	logger := slog.New(slog.DiscardHandler)
-	replay, err := runner.NewReplayWithOptions("internal/zpool/testdata/openzfs-2.3-guest", runner.ReplayOptions{Scenarios: []string{"01-created"}})
+	replay, err := runner.NewReplayWithOptions("../internal/zfs/zpool/testdata/openzfs-2.3-guest", runner.ReplayOptions{Scenarios: []string{"01-created"}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,8 +12,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 
-	"github.com/zpool-exporter/zpool_exporter/collector/internal/zpool"
 	"github.com/zpool-exporter/zpool_exporter/internal/sample"
+	"github.com/zpool-exporter/zpool_exporter/internal/zfs/zpool"
 )
 
 // poolMetrics parses a status fixture and returns what collectPool sends.
@@ -54,7 +54,7 @@ func near(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(1, math.Abs
 
 // A running scrub gives progress, rate and time left as zpool prints them.
 func TestRunningScrubMetrics(t *testing.T) {
-	fams := poolMetrics(t, "internal/zpool/testdata/status-scrub-in-progress-2.3.txt", false)
+	fams := poolMetrics(t, "../internal/zfs/zpool/testdata/status-scrub-in-progress-2.3.txt", false)
 	scrub := map[string]string{"pool": "backup2", "function": "scrub", "vdev": ""}
 	for _, c := range []struct {
 		metric string
@@ -84,7 +84,7 @@ func TestRunningScrubMetrics(t *testing.T) {
 // A sequential rebuild of a dRAID vdev is its own scan, per top-level vdev,
 // and the distributed spare stands in for the failed disk.
 func TestDraidRebuildMetrics(t *testing.T) {
-	fams := poolMetrics(t, "internal/zpool/testdata/json-draid-rebuild.txt", true)
+	fams := poolMetrics(t, "../internal/zfs/zpool/testdata/json-draid-rebuild.txt", true)
 	var rebuilds int
 	for _, mf := range fams {
 		if mf.GetName() != "zfs_scan_state" {

@@ -5,7 +5,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/zpool-exporter/zpool_exporter/collector/internal/runner"
+	"github.com/zpool-exporter/zpool_exporter/internal/runner"
 )
 
 // streamSampler is the life of a sampler of a long-running command (the

@@ -2,7 +2,7 @@
 # Functions shared by the scripts that record replay scenarios from real
 # zfs-fuse pools (collector/testdata/replay/capture-zfs-fuse.sh,
 # deploy/demo/capture.sh); sourced, not run. The format is in
-# collector/internal/runner/REPLAY.md.
+# internal/runner/REPLAY.md.
 #
 # A script sets, before capture_start:
 #   out    the replay directory to write (one numbered subdirectory a step)

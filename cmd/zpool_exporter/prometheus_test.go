@@ -70,7 +70,7 @@ func TestPrometheusDashboardsAndAlerts(t *testing.T) {
 	// Linux in OpenZFS 2.1: a real one from ZFS on Linux 0.6.5.
 	poolIO := sample.MustRead(t, filepath.Join(sample.Dir(t, "corpus/kstat-linux"), "pool-io-kstat-io-pool1.txt"))
 	writeKstat(t, filepath.Join(capturesReplay, "kstat"), poolIO)
-	guestReplay := captureReplay(t, "../../collector/internal/zpool/testdata/openzfs-2.3-guest", "", "04-resilvering", "05-rebuilding")
+	guestReplay := captureReplay(t, "../../internal/zfs/zpool/testdata/openzfs-2.3-guest", "", "04-resilvering", "05-rebuilding")
 	// The JSON status of 2.3 gives a scan's time left only while it runs
 	// fast at the moment of the scrape, which a replay hours later is
 	// not; text status prints it. A resilver on ZFS on Linux 0.6.

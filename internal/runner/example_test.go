@@ -7,7 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/zpool-exporter/zpool_exporter/collector/internal/runner"
+	"github.com/zpool-exporter/zpool_exporter/internal/runner"
 )
 
 // A replay directory answers commands from captured outputs.

@@ -98,7 +98,7 @@ func TestRunStuckInKernelBehindWrapper(t *testing.T) {
 // dockerZpoolHost sets up the shipped deploy/docker/zpool-host wrapper: the
 // host's root it chroots into holds a zpool that stats the stuck file.
 func dockerZpoolHost(t *testing.T) (*hangFS, string, []string) {
-	wrapper, err := filepath.Abs("../../../deploy/docker/zpool-host")
+	wrapper, err := filepath.Abs("../../deploy/docker/zpool-host")
 	if err != nil {
 		t.Fatal(err)
 	}

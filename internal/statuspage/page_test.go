@@ -227,7 +227,7 @@ func TestDegradedPoolAndOfflineDisk(t *testing.T) {
 // time left.
 func TestRunningResilver(t *testing.T) {
 	dir := t.TempDir()
-	src := "../../collector/internal/zpool/testdata/openzfs-2.3-guest"
+	src := "../../internal/zfs/zpool/testdata/openzfs-2.3-guest"
 	captures, _ := filepath.Glob(filepath.Join(src, "04-resilvering__zpool_*.txt"))
 	if len(captures) == 0 {
 		t.Fatalf("no captures in %s", src)
