@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"io/fs"
 	"log/slog"
 	"runtime"
@@ -367,37 +366,6 @@ func (s *Source) collectSourceMetrics(ch chan<- prometheus.Metric) {
 		gauge(ch, capabilitiesDesc, 1, s.caps.StatusFormat, vdevIO)
 	}
 }
-
-// The parsed `zpool status`, named here for readers outside the collectors
-// (the status page): a scrape's Status returns it.
-type (
-	Status = zpool.Status
-	Pool   = zpool.Pool
-	Vdev   = zpool.Vdev
-	Scan   = zpool.Scan
-)
-
-// Property is one row of `zpool get`, of vdev properties, or of `zfs get`
-// (same columns): Name is the pool, vdev or dataset.
-type Property = zpool.Property
-
-// ParseGet reads `zpool get` or `zfs get` output, scripted (-H) or as a
-// table.
-func ParseGet(r io.Reader) ([]Property, error) { return zpool.ParseGet(r) }
-
-// ParseSize reads a size as zpool and zfs print it: exact ("131072") or
-// human-readable ("128K"); ok is false for "-" and "".
-func ParseSize(s string) (v float64, ok bool, err error) { return zpool.ParseSize(s) }
-
-// Vdev classes, as in Vdev.Class.
-const (
-	ClassNormal  = zpool.ClassNormal
-	ClassLog     = zpool.ClassLog
-	ClassCache   = zpool.ClassCache
-	ClassSpare   = zpool.ClassSpare
-	ClassSpecial = zpool.ClassSpecial
-	ClassDedup   = zpool.ClassDedup
-)
 
 // Scrape memoizes the sources read during one scrape, so that collectors
 // running side by side share one `zpool status`.

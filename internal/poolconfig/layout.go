@@ -5,11 +5,11 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/zpool-exporter/zpool_exporter/collector"
+	"github.com/zpool-exporter/zpool_exporter/internal/zfs/zpool"
 )
 
 // topLevelVdevs lists the top-level vdevs of a pool from its status tree.
-func topLevelVdevs(p *collector.Pool) []Vdev {
+func topLevelVdevs(p *zpool.Pool) []Vdev {
 	if p.Root == nil {
 		return nil
 	}
@@ -29,7 +29,7 @@ func topLevelVdevs(p *collector.Pool) []Vdev {
 // positions counts the leaves under a vdev, a leaf counting itself. A
 // replacing or spare vdev is one position of its parent, whatever number
 // of disks it holds while a replacement or a hot spare is in progress.
-func positions(v *collector.Vdev) int {
+func positions(v *zpool.Vdev) int {
 	if len(v.Children) == 0 || v.Type == "replacing" || v.Type == "spare" {
 		return 1
 	}
@@ -63,8 +63,8 @@ func kind(v Vdev) (k string, ok bool) {
 
 // layoutClasses are the classes in the order Layout lists them.
 var layoutClasses = []string{
-	collector.ClassNormal, collector.ClassSpecial, collector.ClassDedup,
-	collector.ClassLog, collector.ClassCache, collector.ClassSpare,
+	zpool.ClassNormal, zpool.ClassSpecial, zpool.ClassDedup,
+	zpool.ClassLog, zpool.ClassCache, zpool.ClassSpare,
 }
 
 type vdevGroup struct {
@@ -110,7 +110,7 @@ func Layout(vdevs []Vdev) string {
 		if len(groups) == 0 {
 			continue
 		}
-		if class == collector.ClassNormal {
+		if class == zpool.ClassNormal {
 			if len(groups) == 1 && groups[0].kind == "" {
 				parts = append(parts, "stripe of "+strconv.Itoa(groups[0].count))
 				continue

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/zpool-exporter/zpool_exporter/collector"
+	"github.com/zpool-exporter/zpool_exporter/internal/zfs/zpool"
 )
 
 // Reader says how Read reaches a host's ZFS. Commands run through Runner;
@@ -71,7 +72,7 @@ func Read(ctx context.Context, r Reader, pool string) (Config, error) {
 	if err != nil {
 		return Config{}, fmt.Errorf("reading the configuration of pool %s: %w", pool, err)
 	}
-	var p *collector.Pool
+	var p *zpool.Pool
 	names := make([]string, 0, len(st.Pools))
 	for _, sp := range st.Pools {
 		names = append(names, sp.Name)
@@ -164,7 +165,7 @@ func (c *Config) missing(field, format string, args ...any) {
 // hasAshift tells the classes whose vdevs allocate blocks, and so have an
 // ashift, from cache devices and spares.
 func hasAshift(class string) bool {
-	return class != collector.ClassCache && class != collector.ClassSpare
+	return class != zpool.ClassCache && class != zpool.ClassSpare
 }
 
 // readAshift fills the vdevs' ashift and the pool's. Sources, best first:
@@ -362,12 +363,12 @@ var datasetForms = [][]string{
 // readDataset reads compression and recordsize of the pool's root dataset.
 func (r Reader) readDataset(ctx context.Context, cfg *Config) {
 	var errs []string
-	var props []collector.Property
+	var props []zpool.Property
 	for _, form := range datasetForms {
 		args := append(append([]string(nil), form...), cfg.Pool)
 		out, err := r.run(ctx, r.Zfs, args...)
 		if err == nil {
-			props, err = collector.ParseGet(bytes.NewReader(out))
+			props, err = zpool.ParseGet(bytes.NewReader(out))
 			if err != nil {
 				err = fmt.Errorf("parsing `%s %s`: %w", r.Zfs, strings.Join(args, " "), err)
 			}
@@ -400,7 +401,7 @@ func (r Reader) readDataset(ctx context.Context, cfg *Config) {
 	}
 	if v, found := values["recordsize"]; !found {
 		cfg.missing("recordsize", "zfs get printed no recordsize for %s", cfg.Pool)
-	} else if size, ok, err := collector.ParseSize(v); err != nil || !ok || size <= 0 {
+	} else if size, ok, err := zpool.ParseSize(v); err != nil || !ok || size <= 0 {
 		cfg.missing("recordsize", "zfs get printed recordsize %q", v)
 	} else {
 		cfg.Recordsize = int64(size)

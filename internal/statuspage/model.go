@@ -8,13 +8,14 @@ import (
 
 	"github.com/zpool-exporter/zpool_exporter/collector"
 	"github.com/zpool-exporter/zpool_exporter/internal/benchwindow"
+	"github.com/zpool-exporter/zpool_exporter/internal/zfs/zpool"
 )
 
 // Reading is one look at the host: the `zpool status` the collectors read
 // and the metrics they produced, at one time.
 type Reading struct {
 	Time      time.Time
-	Status    *collector.Status // nil when zpool status failed
+	Status    *zpool.Status // nil when zpool status failed
 	StatusErr error
 	Families  []*dto.MetricFamily
 }
@@ -106,11 +107,11 @@ func (s ScanView) facts() []Fact {
 
 // sections are the headers zpool status prints before vdevs of a class.
 var sections = map[string]string{
-	collector.ClassLog:     "logs",
-	collector.ClassCache:   "cache",
-	collector.ClassSpare:   "spares",
-	collector.ClassSpecial: "special",
-	collector.ClassDedup:   "dedup",
+	zpool.ClassLog:     "logs",
+	zpool.ClassCache:   "cache",
+	zpool.ClassSpare:   "spares",
+	zpool.ClassSpecial: "special",
+	zpool.ClassDedup:   "dedup",
 }
 
 // vdevCounters are the per-vdev counters the page shows as rates.
@@ -183,8 +184,8 @@ func build(r Reading, rates *rateTracker) View {
 			sv.Facts = sv.facts()
 			pv.Scans = append(pv.Scans, sv)
 		}
-		var walk func(vd *collector.Vdev, depth int, name string)
-		walk = func(vd *collector.Vdev, depth int, name string) {
+		var walk func(vd *zpool.Vdev, depth int, name string)
+		walk = func(vd *zpool.Vdev, depth int, name string) {
 			pv.Rows = append(pv.Rows, Row{
 				Name: name, Depth: depth, Type: vd.Type, State: vd.State,
 				ReadErrors: vd.ReadErrors, WriteErrors: vd.WriteErrors, ChecksumErrors: vd.ChecksumErrors,
@@ -201,7 +202,7 @@ func build(r Reading, rates *rateTracker) View {
 		if p.Root != nil {
 			// The pool's row carries the pool's name, as in zpool status;
 			// its counters are exported under vdev="<pool>".
-			walk(&collector.Vdev{
+			walk(&zpool.Vdev{
 				Name: p.Name, Type: p.Root.Type, State: p.Root.State,
 				ReadErrors: p.Root.ReadErrors, WriteErrors: p.Root.WriteErrors, ChecksumErrors: p.Root.ChecksumErrors,
 				Note: p.Root.Note,
