@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/zpool-exporter/zpool_exporter/internal/runner"
 )
 
 // argvStandIn writes an executable stand-in called name that appends its
@@ -85,7 +87,7 @@ func TestPoolNamesNeverReadAsOptions(t *testing.T) {
 "get -Hp") [ "$3" = all ] && [ $# -eq 3 ] && printf -- '-o\tsize\t100\t-\n' && exit 0; exit 2 ;;
 *) exit 2 ;;
 esac`)
-	run, _ := ExecRunner()
+	run := runner.NewExec(runner.ExecOptions{})
 	logger := slog.New(slog.DiscardHandler)
 	src := NewSource(SourceConfig{Runner: run, Zpool: zpoolCmd, Location: time.UTC, Now: func() time.Time { return testNow }}, logger)
 	e, err := New(src, logger, allCollectors)

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/zpool-exporter/zpool_exporter/internal/runner"
 )
 
 // psRow is one line of ps: a process, or one thread of it.
@@ -36,7 +38,7 @@ var sunosProcessesArgs = []string{"-e", "-o", "pid=", "-o", "ppid=", "-o", "time
 
 // psEngineCPU runs ps through the runner and picks the ZFS threads of its
 // rows.
-func psEngineCPU(r Runner, args []string, parse func(io.Reader) ([]psRow, error), pick func([]psRow) []engineThread) engineCPUFunc {
+func psEngineCPU(r runner.Runner, args []string, parse func(io.Reader) ([]psRow, error), pick func([]psRow) []engineThread) engineCPUFunc {
 	return func(ctx context.Context) ([]engineThread, error) {
 		out, err := r.Run(ctx, "ps", args...)
 		if err != nil {

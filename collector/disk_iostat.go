@@ -12,6 +12,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/zpool-exporter/zpool_exporter/internal/geom"
+	"github.com/zpool-exporter/zpool_exporter/internal/runner"
 	"github.com/zpool-exporter/zpool_exporter/internal/zfs/zpool"
 )
 
@@ -43,7 +44,7 @@ type iostatDiskCollector struct {
 	all      bool
 	resolver iostatDiskResolver
 	joins    lastJoins
-	runner   Runner // runs glabel on FreeBSD
+	runner   runner.Runner // runs glabel on FreeBSD
 	logger   *slog.Logger
 }
 

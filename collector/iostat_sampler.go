@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/zpool-exporter/zpool_exporter/internal/runner"
 	"github.com/zpool-exporter/zpool_exporter/internal/zfs/zpool"
 )
 
@@ -27,7 +28,7 @@ type IostatSampler struct {
 
 	zpool   string
 	stream  StreamFunc
-	runner  Runner
+	runner  runner.Runner
 	logger  *slog.Logger
 	restart chan struct{} // Expect asks the stream to start again
 
@@ -43,12 +44,12 @@ type sampledPool struct {
 }
 
 // NewIostatSampler returns a sampler; Run starts it.
-func NewIostatSampler(zpoolCmd string, interval time.Duration, stream StreamFunc, runner Runner, logger *slog.Logger) *IostatSampler {
+func NewIostatSampler(zpoolCmd string, interval time.Duration, stream StreamFunc, run runner.Runner, logger *slog.Logger) *IostatSampler {
 	return &IostatSampler{
 		streamSampler: newStreamSampler(interval),
 		zpool:         zpoolCmd,
 		stream:        stream,
-		runner:        runner,
+		runner:        run,
 		logger:        logger,
 		pools:         map[string]*sampledPool{},
 		missing:       map[string]time.Time{},

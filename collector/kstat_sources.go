@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/zpool-exporter/zpool_exporter/internal/runner"
 	"github.com/zpool-exporter/zpool_exporter/internal/zfs/kstat"
 )
 
@@ -163,7 +164,7 @@ func (p procfsKstats) each(pattern string, fn func(pool string, data []byte) err
 }
 
 // sysctlKstats reads FreeBSD's `sysctl kstat.zfs` through the runner.
-type sysctlKstats struct{ runner Runner }
+type sysctlKstats struct{ runner runner.Runner }
 
 func (s sysctlKstats) read(ctx context.Context) ([]kstat.SysctlStat, error) {
 	out, err := s.runner.Run(ctx, "sysctl", "-q", "kstat.zfs")
@@ -227,7 +228,7 @@ func (s sysctlKstats) poolStates(ctx context.Context) (map[string]string, error)
 // kstatPKstats reads illumos's and Solaris's ZFS kstats with `kstat -p`:
 // every kstat of module zfs, instance 0, which holds arcstats, the other
 // module-wide kstats and one I/O kstat per pool, named after the pool.
-type kstatPKstats struct{ runner Runner }
+type kstatPKstats struct{ runner runner.Runner }
 
 // kstatPArgs is the kstat command line: one run reads them all.
 var kstatPArgs = []string{"-p", "-m", "zfs", "-i", "0"}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/zpool-exporter/zpool_exporter/internal/iostat"
+	"github.com/zpool-exporter/zpool_exporter/internal/runner"
 )
 
 // UsesOSIostat tells the systems whose disk figures come from a
@@ -74,7 +75,7 @@ type OSIostatSampler struct {
 	os      string
 	command string
 	stream  StreamFunc
-	runner  Runner
+	runner  runner.Runner
 	logger  *slog.Logger
 	// cpus turns iostat's CPU shares, which are of all online CPUs, into
 	// CPU seconds. runtime.NumCPU counts the online CPUs, except in an
@@ -104,7 +105,7 @@ type iostatDisk struct {
 // NewOSIostatSampler returns a sampler of iostat on os ("illumos",
 // "solaris" or "freebsd"); Run starts it. The interval is rounded to whole
 // seconds, at least one, as illumos iostat takes no fractions.
-func NewOSIostatSampler(os string, interval time.Duration, stream StreamFunc, runner Runner, logger *slog.Logger) *OSIostatSampler {
+func NewOSIostatSampler(os string, interval time.Duration, stream StreamFunc, run runner.Runner, logger *slog.Logger) *OSIostatSampler {
 	whole := max(interval.Round(time.Second), time.Second)
 	if whole != interval {
 		logger.Info("iostat takes whole seconds; rounding the interval", "interval", interval, "rounded", whole)
@@ -114,7 +115,7 @@ func NewOSIostatSampler(os string, interval time.Duration, stream StreamFunc, ru
 		os:            os,
 		command:       "iostat",
 		stream:        stream,
-		runner:        runner,
+		runner:        run,
 		logger:        logger,
 		cpus:          runtime.NumCPU(),
 		disks:         map[string]*iostatDisk{},
@@ -184,7 +185,7 @@ func (s *OSIostatSampler) probe(ctx context.Context, form []string) error {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	out, err := s.runner.Run(ctx, s.command, form...)
-	if inconclusive(ctx, err) {
+	if runner.Inconclusive(ctx, err) {
 		return fmt.Errorf("%w: %w", errProbeInconclusive, err)
 	}
 	if err != nil {

@@ -21,7 +21,7 @@ import (
 
 // SourceConfig says where the zpool command is and how to sample it.
 type SourceConfig struct {
-	Runner Runner
+	Runner runner.Runner
 	Zpool  string // the zpool command, "zpool" unless told otherwise
 	// Location is the time zone zpool prints dates in (the host's).
 	Location *time.Location
@@ -221,7 +221,7 @@ func (s *Source) detect(ctx context.Context) (Capabilities, error) {
 	caps.StatusFormat, caps.StatusArgs = StatusText, []string{"status"}
 	for _, p := range probes {
 		out, err := s.zpool(ctx, p.args...)
-		if inconclusive(ctx, err) {
+		if runner.Inconclusive(ctx, err) {
 			return caps, fmt.Errorf("detecting zpool capabilities: %w", err)
 		}
 		if err == nil && p.parse != nil {
@@ -235,7 +235,7 @@ func (s *Source) detect(ctx context.Context) (Capabilities, error) {
 	}
 	for _, args := range getForms {
 		_, err := s.zpool(ctx, args...)
-		if inconclusive(ctx, err) {
+		if runner.Inconclusive(ctx, err) {
 			return caps, fmt.Errorf("detecting zpool capabilities: %w", err)
 		}
 		if err == nil {
@@ -531,7 +531,7 @@ func (sc *Scrape) VdevProperties(ctx context.Context, pool string) (props []zpoo
 	// without glibc's reordering (FreeBSD, illumos) stops there.
 	out, err := s.zpool(ctx, "get", "-Hp", "--", "all", pool, "all-vdevs")
 	if !known {
-		if inconclusive(ctx, err) {
+		if runner.Inconclusive(ctx, err) {
 			return nil, false, err
 		}
 		s.learnVdevProperties(err == nil, err)

@@ -19,7 +19,7 @@ type answer struct {
 
 // recordingRunner passes commands to a runner and keeps their answers.
 type recordingRunner struct {
-	Runner
+	runner.Runner
 	mu      sync.Mutex
 	answers map[string]answer
 }

@@ -2,11 +2,16 @@ package collector
 
 import (
 	"context"
+	"io"
 	"sync"
 	"time"
 
 	"github.com/zpool-exporter/zpool_exporter/internal/runner"
 )
+
+// StreamFunc starts a long-running command and returns its standard
+// output; cancelling ctx or closing the reader ends the command.
+type StreamFunc func(ctx context.Context, name string, args ...string) (io.ReadCloser, error)
 
 // streamSampler is the life of a sampler of a long-running command (the
 // zpool iostat stream, the OS iostat stream), which both embed: no command

@@ -40,6 +40,7 @@ import (
 	"github.com/zpool-exporter/zpool_exporter/internal/benchwindow"
 	"github.com/zpool-exporter/zpool_exporter/internal/budget"
 	"github.com/zpool-exporter/zpool_exporter/internal/history"
+	"github.com/zpool-exporter/zpool_exporter/internal/runner"
 	"github.com/zpool-exporter/zpool_exporter/internal/statuspage"
 )
 
@@ -349,17 +350,23 @@ type namedSampler struct {
 // turned off. A sampler waits until a collector needs it.
 func buildExporter(o options, logger *slog.Logger) (*collector.Exporter, []namedSampler, error) {
 	var (
-		run    collector.Runner
+		run    runner.Runner
 		stream collector.StreamFunc
 	)
 	if o.replayDir != "" {
-		var err error
-		if run, stream, err = collector.ReplayRunner(o.replayDir, o.replayStep, o.iostatInterval, logger); err != nil {
+		// The replay's steps move on every --zpool.replay-step, looping, and
+		// its streams repeat their capture every --zpool.iostat-interval, as
+		// zpool iostat would.
+		replay, err := runner.NewReplayWithOptions(o.replayDir, runner.ReplayOptions{
+			StepEvery: o.replayStep, Loop: true, StreamEvery: o.iostatInterval, Logger: logger})
+		if err != nil {
 			return nil, nil, err
 		}
+		run, stream = replay, replay.StartStream
 		logger.Info("serving captured zpool outputs instead of running zpool", "dir", o.replayDir)
 	} else {
-		run, stream = collector.ExecRunner()
+		commands := runner.NewExec(runner.ExecOptions{})
+		run, stream = commands, commands.StartStream
 	}
 	var (
 		samplers    []namedSampler

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/zpool-exporter/zpool_exporter/collector"
+	"github.com/zpool-exporter/zpool_exporter/internal/runner"
 	"github.com/zpool-exporter/zpool_exporter/internal/zfs/zpool"
 )
 
@@ -23,9 +24,9 @@ import (
 // files are read under SysRoot and ProcRoot. The zero Reader reads this
 // host.
 type Reader struct {
-	// Runner runs zpool, zfs and zdb: collector.ExecRunner's unless set,
-	// or a replay runner (collector.ReplayRunner) for captured outputs.
-	Runner collector.Runner
+	// Runner runs zpool, zfs and zdb: a runner.Exec unless set, or a
+	// runner.Replay for captured outputs.
+	Runner runner.Runner
 	// Zpool, Zfs and Zdb are the commands: "zpool", "zfs" and "zdb" unless
 	// set.
 	Zpool, Zfs, Zdb string
@@ -122,7 +123,7 @@ func Read(ctx context.Context, r Reader, pool string) (Config, error) {
 
 func (r Reader) withDefaults() Reader {
 	if r.Runner == nil {
-		r.Runner, _ = collector.ExecRunner()
+		r.Runner = runner.NewExec(runner.ExecOptions{})
 	}
 	if r.Zpool == "" {
 		r.Zpool = "zpool"

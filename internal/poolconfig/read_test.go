@@ -11,7 +11,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/zpool-exporter/zpool_exporter/collector"
+	"github.com/zpool-exporter/zpool_exporter/internal/runner"
 	"github.com/zpool-exporter/zpool_exporter/internal/sample"
 )
 
@@ -49,7 +49,7 @@ func (c *captureRunner) commands() []string {
 // refusing fails the command lines that start with one of its prefixes
 // and passes the others to a runner.
 type refusing struct {
-	collector.Runner
+	runner.Runner
 	prefixes []string
 }
 
@@ -82,7 +82,7 @@ func fakeProc(t *testing.T, comm string) string {
 // pools of file vdevs on zfs-fuse 0.7.0 (pool version 23).
 func zfsFuseReader(t *testing.T, daemon bool, refuse ...string) Reader {
 	t.Helper()
-	run, _, err := collector.ReplayRunner("testdata/zfs-fuse", 0, 0, nil)
+	run, err := runner.NewReplay("testdata/zfs-fuse")
 	if err != nil {
 		t.Fatal(err)
 	}

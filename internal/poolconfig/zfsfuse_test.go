@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zpool-exporter/zpool_exporter/collector"
 	"github.com/zpool-exporter/zpool_exporter/internal/e2e"
+	"github.com/zpool-exporter/zpool_exporter/internal/runner"
 )
 
 // TestReadZFSFuse reads pools made on the real zfs-fuse daemon through the
@@ -21,7 +21,7 @@ func TestReadZFSFuse(t *testing.T) {
 	zfs(t, "set", "recordsize=32K", mirror)
 	zfs(t, "set", "compression=lzjb", raidz)
 
-	run, _ := collector.ExecRunner()
+	run := runner.NewExec(runner.ExecOptions{})
 	r := Reader{Runner: run}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()

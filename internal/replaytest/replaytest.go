@@ -7,13 +7,14 @@ import (
 	"testing"
 
 	"github.com/zpool-exporter/zpool_exporter/collector"
+	"github.com/zpool-exporter/zpool_exporter/internal/runner"
 )
 
 // Exporter returns the collectors named in enabled over the captured
 // outputs in dir.
 func Exporter(t testing.TB, dir string, enabled ...string) *collector.Exporter {
 	t.Helper()
-	run, _, err := collector.ReplayRunner(dir, 0, 0, nil)
+	run, err := runner.NewReplay(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"context"
 	"errors"
 	"strconv"
 	"strings"
@@ -63,4 +64,12 @@ func stderrSummary(stderr string) (first string, more int) {
 		}
 	}
 	return first, more
+}
+
+// Inconclusive tells a command that did not answer (timed out, or refused
+// because an earlier run still hangs) from one that said no: only a "no"
+// may rule out what the command was run to find out, such as whether
+// zpool takes an option.
+func Inconclusive(ctx context.Context, err error) bool {
+	return ctx.Err() != nil || errors.Is(err, ErrTimeout) || errors.Is(err, ErrStillRunning)
 }

@@ -18,12 +18,13 @@ import (
 	"golang.org/x/net/html"
 
 	"github.com/zpool-exporter/zpool_exporter/collector"
+	"github.com/zpool-exporter/zpool_exporter/internal/runner"
 )
 
 // replayRead reads through real collectors over a replay directory.
 func replayRead(t *testing.T, dir string) ReadFunc {
 	t.Helper()
-	run, _, err := collector.ReplayRunner(dir, 0, 0, nil)
+	run, err := runner.NewReplay(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
