@@ -14,6 +14,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/zpool-exporter/zpool_exporter/internal/runner"
+	"github.com/zpool-exporter/zpool_exporter/internal/zfs"
 )
 
 // hostileReplay copies the first step of the zfs-fuse replay into a
@@ -100,7 +101,7 @@ type scripted struct {
 	panic bool
 }
 
-func (s scripted) Update(_ context.Context, _ *Scrape, ch chan<- prometheus.Metric) error {
+func (s scripted) Update(_ context.Context, _ *zfs.Scrape, ch chan<- prometheus.Metric) error {
 	s.send(ch)
 	if s.panic {
 		var rows []string
@@ -117,8 +118,8 @@ var testDesc = desc("test", "value", "A test series.", "name")
 func TestScrapeDropsBadSeriesAndSurvivesPanics(t *testing.T) {
 	var logs bytes.Buffer
 	logger := slog.New(slog.NewTextHandler(&logs, nil))
-	src := NewSource(SourceConfig{Runner: nopRunner{}}, logger)
-	e, err := New(src, logger, map[string]bool{})
+	cfg := testConfig(zfs.Config{Runner: nopRunner{}}, Config{}, logger)
+	e, err := New(cfg, logger, map[string]bool{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/zpool-exporter/zpool_exporter/internal/runner"
+	"github.com/zpool-exporter/zpool_exporter/internal/zfs"
 )
 
 // argvStandIn writes an executable stand-in called name that appends its
@@ -89,8 +90,8 @@ func TestPoolNamesNeverReadAsOptions(t *testing.T) {
 esac`)
 	run := runner.NewExec(runner.ExecOptions{})
 	logger := slog.New(slog.DiscardHandler)
-	src := NewSource(SourceConfig{Runner: run, Zpool: zpoolCmd, Location: time.UTC, Now: func() time.Time { return testNow }}, logger)
-	e, err := New(src, logger, allCollectors)
+	cfg := testConfig(zfs.Config{Runner: run, Zpool: zpoolCmd, Location: time.UTC, Now: func() time.Time { return testNow }}, Config{}, logger)
+	e, err := New(cfg, logger, allCollectors)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,8 @@
 // Package collector turns what ZFS reports into Prometheus metrics. Each
 // collector has a name, a --[no-]collector.NAME flag and its own success
-// and duration metrics; all of them read through one Source, which runs (or
-// replays) the zpool commands and remembers what this zpool can do.
+// and duration metrics; all of them read ZFS through one zfs.Client, which
+// runs (or replays) the zpool commands and remembers what this zpool can
+// do, and share its reads of one scrape through a zfs.Scrape.
 package collector
 
 import (
@@ -18,6 +19,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/zpool-exporter/zpool_exporter/internal/budget"
+	"github.com/zpool-exporter/zpool_exporter/internal/zfs"
 )
 
 // Collector is one group of metrics read from one or a few sources.
@@ -25,7 +27,7 @@ type Collector interface {
 	// Update sends the collector's metrics for one scrape. It returns an
 	// error when its source failed; metrics it could still read may have
 	// been sent already.
-	Update(ctx context.Context, s *Scrape, ch chan<- prometheus.Metric) error
+	Update(ctx context.Context, s *zfs.Scrape, ch chan<- prometheus.Metric) error
 }
 
 // ErrNoData tells that a collector had nothing to report on this host (for
@@ -35,7 +37,7 @@ var ErrNoData = errors.New("collector returned no data")
 type factory struct {
 	defaultEnabled bool
 	help           string
-	new            func(*Source, *slog.Logger) (Collector, error)
+	new            func(Config, *slog.Logger) (Collector, error)
 }
 
 var (
@@ -45,7 +47,7 @@ var (
 
 // register adds a collector to the table. Called from init functions, so
 // that each collector lives in its own file.
-func register(name string, defaultEnabled bool, help string, new func(*Source, *slog.Logger) (Collector, error)) {
+func register(name string, defaultEnabled bool, help string, new func(Config, *slog.Logger) (Collector, error)) {
 	factories[name] = factory{defaultEnabled: defaultEnabled, help: help, new: new}
 }
 
@@ -87,7 +89,7 @@ var (
 // Exporter runs the enabled collectors. It lives as long as the process;
 // Scraper binds it to the context of one scrape.
 type Exporter struct {
-	source     *Source
+	cfg        Config
 	logger     *slog.Logger
 	collectors map[string]Collector
 
@@ -99,9 +101,10 @@ type Exporter struct {
 
 // New builds the enabled collectors. enabled overrides the flags when not
 // nil (tests and --once use it).
-func New(source *Source, logger *slog.Logger, enabled map[string]bool) (*Exporter, error) {
+func New(cfg Config, logger *slog.Logger, enabled map[string]bool) (*Exporter, error) {
+	cfg = cfg.withDefaults()
 	e := &Exporter{
-		source: source, logger: logger, collectors: map[string]Collector{}, running: map[string]time.Time{},
+		cfg: cfg, logger: logger, collectors: map[string]Collector{}, running: map[string]time.Time{},
 		drops: map[dropKey]float64{}, loggedDrops: map[string]struct{}{},
 	}
 	for name, f := range factories {
@@ -114,7 +117,7 @@ func New(source *Source, logger *slog.Logger, enabled map[string]bool) (*Exporte
 		if !on {
 			continue
 		}
-		c, err := f.new(source, logger.With("collector", name))
+		c, err := f.new(cfg, logger.With("collector", name))
 		if err != nil {
 			return nil, fmt.Errorf("collector %s: %w", name, err)
 		}
@@ -123,8 +126,8 @@ func New(source *Source, logger *slog.Logger, enabled map[string]bool) (*Exporte
 	return e, nil
 }
 
-// Source returns the exporter's source.
-func (e *Exporter) Source() *Source { return e.source }
+// ZFS returns the client the collectors read ZFS through.
+func (e *Exporter) ZFS() *zfs.Client { return e.cfg.ZFS }
 
 // Enabled lists the names of the collectors that run, sorted.
 func (e *Exporter) Enabled() []string {
@@ -144,14 +147,14 @@ func (e *Exporter) Scraper(ctx context.Context) prometheus.Collector {
 
 // ScraperFor is Scraper reading through the caller's scrape, so that the
 // caller can then take the same `zpool status` the collectors read.
-func (e *Exporter) ScraperFor(ctx context.Context, scrape *Scrape) prometheus.Collector {
+func (e *Exporter) ScraperFor(ctx context.Context, scrape *zfs.Scrape) prometheus.Collector {
 	return &scraper{e: e, ctx: ctx, scrape: scrape}
 }
 
 type scraper struct {
 	e      *Exporter
 	ctx    context.Context
-	scrape *Scrape // nil: a new one per Collect
+	scrape *zfs.Scrape // nil: a new one per Collect
 }
 
 // Describe sends nothing: which metrics exist depends on the host's zpool
@@ -170,7 +173,7 @@ func (s *scraper) Collect(ch chan<- prometheus.Metric) {
 	out := s.e.newAdmission(ch)
 	scrape := s.scrape
 	if scrape == nil {
-		scrape = s.e.source.NewScrape()
+		scrape = s.e.cfg.ZFS.NewScrape()
 	}
 	results := make(chan result, len(s.e.collectors))
 	pending := map[string]time.Time{}
@@ -213,15 +216,15 @@ func (s *scraper) Collect(ch chan<- prometheus.Metric) {
 			pending = nil
 		}
 	}
-	out.sendAll(exporterMetrics, s.e.source.collectSourceMetrics)
-	out.sendAll(exporterMetrics, s.e.source.collectCommandMetrics)
+	out.sendAll(exporterMetrics, s.e.collectSourceMetrics)
+	out.sendAll(exporterMetrics, s.e.collectCommandMetrics)
 	out.sendAll(exporterMetrics, s.e.collectDrops)
 }
 
 // collectOnce runs one collector and keeps what it sends, so that a collector
 // left behind at the deadline cannot write into a finished scrape. A panic
 // in the collector fails it for this scrape instead of the process.
-func collectOnce(ctx context.Context, scrape *Scrape, c Collector) (metrics []prometheus.Metric, err error) {
+func collectOnce(ctx context.Context, scrape *zfs.Scrape, c Collector) (metrics []prometheus.Metric, err error) {
 	ch := make(chan prometheus.Metric)
 	collected := make(chan []prometheus.Metric)
 	go func() {

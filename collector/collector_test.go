@@ -24,6 +24,7 @@ import (
 	"github.com/zpool-exporter/zpool_exporter/internal/budget"
 	"github.com/zpool-exporter/zpool_exporter/internal/runner"
 	"github.com/zpool-exporter/zpool_exporter/internal/sample"
+	"github.com/zpool-exporter/zpool_exporter/internal/zfs"
 	"github.com/zpool-exporter/zpool_exporter/internal/zfs/zpool"
 )
 
@@ -33,6 +34,16 @@ var update = flag.Bool("update", false, "rewrite the golden .prom files")
 var testNow = time.Date(2026, 11, 30, 8, 0, 0, 0, time.UTC)
 
 var allCollectors = map[string]bool{"status": true, "properties": true, "vdev_io": true}
+
+// testConfig is what the collectors of a test read: a client of zc, whose
+// runner also runs the operating system's commands unless cfg has one.
+func testConfig(zc zfs.Config, cfg Config, logger *slog.Logger) Config {
+	cfg.ZFS = zfs.New(zc, logger)
+	if cfg.Runner == nil {
+		cfg.Runner = zc.Runner
+	}
+	return cfg
+}
 
 // replayExporter builds an exporter over a replay, with a sampler whose
 // stream is fed by the test.
@@ -44,8 +55,8 @@ func replayExporter(t testing.TB, replay *runner.Replay, interval time.Duration)
 		sampler = NewIostatSampler("zpool", interval, replay.StartStream, replay, logger)
 		sampler.now = func() time.Time { return testNow }
 	}
-	src := NewSource(SourceConfig{Runner: replay, Sampler: sampler, Location: time.UTC, Now: func() time.Time { return testNow }}, logger)
-	e, err := New(src, logger, allCollectors)
+	cfg := testConfig(zfs.Config{Runner: replay, Location: time.UTC, Now: func() time.Time { return testNow }}, Config{Sampler: sampler}, logger)
+	e, err := New(cfg, logger, allCollectors)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -278,8 +289,8 @@ func TestUnreadableStatusKeepsTheRest(t *testing.T) {
 	}
 	var logs bytes.Buffer
 	logger := slog.New(slog.NewTextHandler(&logs, nil))
-	src := NewSource(SourceConfig{Runner: replay, Location: time.UTC}, logger)
-	e, err := New(src, logger, allCollectors)
+	cfg := testConfig(zfs.Config{Runner: replay, Location: time.UTC}, Config{}, logger)
+	e, err := New(cfg, logger, allCollectors)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -313,8 +324,8 @@ func TestDraidStateByRelease(t *testing.T) {
 			}
 			rec := &recordingRunner{Runner: replay, answers: map[string]answer{}}
 			logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-			src := NewSource(SourceConfig{Runner: rec, Location: time.UTC, Now: func() time.Time { return testNow }}, logger)
-			e, err := New(src, logger, allCollectors)
+			cfg := testConfig(zfs.Config{Runner: rec, Location: time.UTC, Now: func() time.Time { return testNow }}, Config{}, logger)
+			e, err := New(cfg, logger, allCollectors)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -512,7 +523,7 @@ type blockedCollector struct {
 	calls   atomic.Int32
 }
 
-func (b *blockedCollector) Update(_ context.Context, _ *Scrape, ch chan<- prometheus.Metric) error {
+func (b *blockedCollector) Update(_ context.Context, _ *zfs.Scrape, ch chan<- prometheus.Metric) error {
 	b.calls.Add(1)
 	<-b.release
 	ch <- prometheus.MustNewConstMetric(scrapeSuccessDesc, prometheus.GaugeValue, 1, "sent late")
@@ -523,8 +534,8 @@ func (b *blockedCollector) Update(_ context.Context, _ *Scrape, ch chan<- promet
 // nor the other collectors, and is not started again while it is blocked.
 func TestScrapeLeavesBlockedCollectorBehind(t *testing.T) {
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	src := NewSource(SourceConfig{Runner: nopRunner{}, Now: func() time.Time { return testNow }}, logger)
-	e, err := New(src, logger, map[string]bool{"properties": true})
+	cfg := testConfig(zfs.Config{Runner: nopRunner{}, Now: func() time.Time { return testNow }}, Config{}, logger)
+	e, err := New(cfg, logger, map[string]bool{"properties": true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,6 +16,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/procfs"
+
+	"github.com/zpool-exporter/zpool_exporter/internal/zfs"
 )
 
 func init() {
@@ -75,10 +77,9 @@ type cpuCollector struct {
 	totals    engineTotals
 }
 
-func newCPUCollector(src *Source, _ *slog.Logger) (Collector, error) {
-	cfg := src.cfg
+func newCPUCollector(cfg Config, _ *slog.Logger) (Collector, error) {
 	c := &cpuCollector{hostCPU: defaultHostCPU(cfg)}
-	switch cfg.KstatOS {
+	switch cfg.CPUOS {
 	case "linux":
 		c.engineCPU = procfsEngineCPU(cfg.ProcRoot)
 	case "freebsd":
@@ -95,7 +96,7 @@ func newCPUCollector(src *Source, _ *slog.Logger) (Collector, error) {
 // kstat command itself, outside the runner. The stream is started even
 // when the disk collector is disabled; without one (--once, or the
 // interval set to 0) there are no host times.
-func iostatHostCPU(cfg SourceConfig) hostCPUFunc {
+func iostatHostCPU(cfg Config) hostCPUFunc {
 	if cfg.DiskSampler == nil {
 		return nil
 	}
@@ -103,7 +104,7 @@ func iostatHostCPU(cfg SourceConfig) hostCPUFunc {
 	return hostCPUFrom(cfg.DiskSampler)
 }
 
-func (c *cpuCollector) Update(ctx context.Context, _ *Scrape, ch chan<- prometheus.Metric) error {
+func (c *cpuCollector) Update(ctx context.Context, _ *zfs.Scrape, ch chan<- prometheus.Metric) error {
 	var errs []error
 	sent := 0
 	if c.hostCPU != nil {

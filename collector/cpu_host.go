@@ -16,7 +16,7 @@ import (
 
 // defaultHostCPU reads the host's CPU times with gopsutil: /proc/stat
 // under ProcRoot on Linux, the kern.cp_time sysctl on FreeBSD.
-func defaultHostCPU(cfg SourceConfig) hostCPUFunc {
+func defaultHostCPU(cfg Config) hostCPUFunc {
 	env := common.EnvMap{common.HostProcEnvKey: cfg.ProcRoot}
 	stat := filepath.Join(cfg.ProcRoot, "stat")
 	return func(ctx context.Context) (map[string]float64, error) {

@@ -43,7 +43,7 @@ func TestHostCPUThisMachine(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("reads /proc")
 	}
-	read := defaultHostCPU(SourceConfig{ProcRoot: "/proc"})
+	read := defaultHostCPU(Config{ProcRoot: "/proc"})
 	total := func() float64 {
 		modes, err := read(context.Background())
 		if err != nil {
@@ -125,7 +125,7 @@ func TestHostCPUWithoutProcStat(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("reads /proc/stat")
 	}
-	modes, err := defaultHostCPU(SourceConfig{ProcRoot: t.TempDir() + "/missing"})(context.Background())
+	modes, err := defaultHostCPU(Config{ProcRoot: t.TempDir() + "/missing"})(context.Background())
 	if err != nil || modes != nil {
 		t.Errorf("without /proc/stat: %v, %v", modes, err)
 	}
@@ -133,7 +133,7 @@ func TestHostCPUWithoutProcStat(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "stat"), []byte("intr 8513376 29 9\nctxt 19244417\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if modes, err := defaultHostCPU(SourceConfig{ProcRoot: dir})(context.Background()); err == nil {
+	if modes, err := defaultHostCPU(Config{ProcRoot: dir})(context.Background()); err == nil {
 		t.Errorf("a /proc/stat without cpu line: %v, no error", modes)
 	}
 }

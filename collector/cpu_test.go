@@ -20,6 +20,7 @@ import (
 
 	"github.com/zpool-exporter/zpool_exporter/internal/runner"
 	"github.com/zpool-exporter/zpool_exporter/internal/sample"
+	"github.com/zpool-exporter/zpool_exporter/internal/zfs"
 )
 
 // The kernel thread names of a real OpenZFS 2.3.2 and 2.1.11 (Debian's
@@ -322,11 +323,10 @@ func TestParsePsErrors(t *testing.T) {
 }
 
 // cpuExporter builds an exporter whose only collector is cpu, for os.
-func cpuExporter(t *testing.T, cfg SourceConfig, configure func(*cpuCollector)) *Exporter {
+func cpuExporter(t *testing.T, cfg Config, configure func(*cpuCollector)) *Exporter {
 	t.Helper()
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	cfg.Now = func() time.Time { return testNow }
-	e, err := New(NewSource(cfg, logger), logger, map[string]bool{"cpu": true})
+	e, err := New(testConfig(zfs.Config{Runner: cfg.Runner, Now: func() time.Time { return testNow }}, cfg, logger), logger, map[string]bool{"cpu": true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -381,7 +381,7 @@ func TestCPUCollectorOpenZFS(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("host CPU times come from /proc/stat on Linux only")
 	}
-	e := cpuExporter(t, SourceConfig{Runner: nopRunner{}, KstatOS: "linux", ProcRoot: "testdata/cpu-linux-openzfs/proc"}, nil)
+	e := cpuExporter(t, Config{Runner: nopRunner{}, CPUOS: "linux", ProcRoot: "testdata/cpu-linux-openzfs/proc"}, nil)
 	fams := checkCPUScrape(t, e, "testdata/cpu-linux-openzfs.prom")
 	for labels, want := range map[[2]string]float64{
 		{"z_wr_iss", "system"}:        4.68, // two pools: 262 + 206 ticks
@@ -418,7 +418,7 @@ func TestCPUCollectorZFSFuse(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("host CPU times come from /proc/stat on Linux only")
 	}
-	e := cpuExporter(t, SourceConfig{Runner: nopRunner{}, KstatOS: "linux", ProcRoot: "testdata/cpu-linux-zfs-fuse/proc"}, nil)
+	e := cpuExporter(t, Config{Runner: nopRunner{}, CPUOS: "linux", ProcRoot: "testdata/cpu-linux-zfs-fuse/proc"}, nil)
 	fams := checkCPUScrape(t, e, "testdata/cpu-linux-zfs-fuse.prom")
 	if n := seriesCount(fams, "zfs_engine_cpu_seconds_total"); n != 2 {
 		t.Errorf("%d engine series, want zfs-fuse's user and system", n)
@@ -434,7 +434,7 @@ func TestCPUCollectorZFSFuse(t *testing.T) {
 // FreeBSD's zfskern threads through ps, with host CPU times as gopsutil
 // gives them there (kern.cp_time: no iowait, softirq or steal).
 func TestCPUCollectorFreeBSD(t *testing.T) {
-	e := cpuExporter(t, SourceConfig{Runner: cpuReplay(t, "testdata/cpu-freebsd"), KstatOS: "freebsd"}, func(c *cpuCollector) {
+	e := cpuExporter(t, Config{Runner: cpuReplay(t, "testdata/cpu-freebsd"), CPUOS: "freebsd"}, func(c *cpuCollector) {
 		c.hostCPU = fixedHostCPU(map[string]float64{"user": 4310.5, "nice": 2.25, "system": 1877.75, "irq": 40.5, "idle": 23614.125})
 	})
 	fams := checkCPUScrape(t, e, "testdata/cpu-freebsd.prom")
@@ -449,7 +449,7 @@ func TestCPUCollectorFreeBSD(t *testing.T) {
 // illumos: one family per pool process. Without the iostat sampler there
 // are no host CPU times, which is no failure.
 func TestCPUCollectorIllumos(t *testing.T) {
-	e := cpuExporter(t, SourceConfig{Runner: cpuReplay(t, "testdata/cpu-illumos"), KstatOS: "illumos"}, func(c *cpuCollector) { c.hostCPU = nil })
+	e := cpuExporter(t, Config{Runner: cpuReplay(t, "testdata/cpu-illumos"), CPUOS: "illumos"}, func(c *cpuCollector) { c.hostCPU = nil })
 	fams := checkCPUScrape(t, e, "testdata/cpu-illumos.prom")
 	if n := seriesCount(fams, "zfs_host_cpu_seconds_total"); n != 0 {
 		t.Errorf("%d host series without a source", n)
@@ -457,7 +457,7 @@ func TestCPUCollectorIllumos(t *testing.T) {
 
 	// With the sampler: nothing before its first report, then its figures.
 	sampler := &fakeCPUSampler{}
-	e = cpuExporter(t, SourceConfig{Runner: cpuReplay(t, "testdata/cpu-illumos"), KstatOS: "solaris"}, func(c *cpuCollector) { c.hostCPU = hostCPUFrom(sampler) })
+	e = cpuExporter(t, Config{Runner: cpuReplay(t, "testdata/cpu-illumos"), CPUOS: "solaris"}, func(c *cpuCollector) { c.hostCPU = hostCPUFrom(sampler) })
 	fams = gather(t, e)
 	if n := seriesCount(fams, "zfs_host_cpu_seconds_total"); n != 0 {
 		t.Errorf("%d host series before the sampler's first report", n)
@@ -482,22 +482,22 @@ func TestCPUCollectorErrors(t *testing.T) {
 	host := fixedHostCPU(map[string]float64{"user": 1, "system": 2, "idle": 3})
 	for _, c := range []struct {
 		name        string
-		cfg         SourceConfig
+		cfg         Config
 		hostCPU     hostCPUFunc
 		success     float64
 		host, total int // series
 	}{
-		{"unreadable procfs", SourceConfig{Runner: nopRunner{}, KstatOS: "linux", ProcRoot: "cpu_test.go"}, host, 0, 3, 3},
+		{"unreadable procfs", Config{Runner: nopRunner{}, CPUOS: "linux", ProcRoot: "cpu_test.go"}, host, 0, 3, 3},
 		// A replay directory without a proc tree.
-		{"no procfs", SourceConfig{Runner: nopRunner{}, KstatOS: "linux", ProcRoot: t.TempDir() + "/missing"}, nil, 1, 0, 0},
-		{"no ps", SourceConfig{Runner: nopRunner{}, KstatOS: "freebsd"}, host, 0, 3, 3},
-		{"ps output of another format", SourceConfig{Runner: replayOfText(t, "ps -axH -o ppid= -o time= -o comm=",
-			"  PID TT  STAT    TIME COMMAND\n    1  -  ILs  0:00.12 /sbin/init\n"), KstatOS: "freebsd"}, host, 0, 3, 3},
-		{"ps fails", SourceConfig{Runner: replayOfText(t, "ps -axH -o lwp= -o ppid= -o time= -o comm=", ""), KstatOS: "illumos"}, host, 0, 3, 3},
-		{"host CPU fails", SourceConfig{Runner: cpuReplay(t, "testdata/cpu-illumos"), KstatOS: "illumos"},
+		{"no procfs", Config{Runner: nopRunner{}, CPUOS: "linux", ProcRoot: t.TempDir() + "/missing"}, nil, 1, 0, 0},
+		{"no ps", Config{Runner: nopRunner{}, CPUOS: "freebsd"}, host, 0, 3, 3},
+		{"ps output of another format", Config{Runner: replayOfText(t, "ps -axH -o ppid= -o time= -o comm=",
+			"  PID TT  STAT    TIME COMMAND\n    1  -  ILs  0:00.12 /sbin/init\n"), CPUOS: "freebsd"}, host, 0, 3, 3},
+		{"ps fails", Config{Runner: replayOfText(t, "ps -axH -o lwp= -o ppid= -o time= -o comm=", ""), CPUOS: "illumos"}, host, 0, 3, 3},
+		{"host CPU fails", Config{Runner: cpuReplay(t, "testdata/cpu-illumos"), CPUOS: "illumos"},
 			func(context.Context) (map[string]float64, error) { return nil, errors.New("no CPU times") }, 0, 0, 3},
-		{"nothing to read here", SourceConfig{Runner: nopRunner{}, KstatOS: "darwin"}, nil, 1, 0, 0},
-		{"no ZFS threads", SourceConfig{Runner: nopRunner{}, KstatOS: "linux", ProcRoot: t.TempDir()}, nil, 1, 0, 0},
+		{"nothing to read here", Config{Runner: nopRunner{}, CPUOS: "darwin"}, nil, 1, 0, 0},
+		{"no ZFS threads", Config{Runner: nopRunner{}, CPUOS: "linux", ProcRoot: t.TempDir()}, nil, 1, 0, 0},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			e := cpuExporter(t, c.cfg, func(cc *cpuCollector) { cc.hostCPU = c.hostCPU })

@@ -19,10 +19,9 @@ func init() {
 	register("disk", runtime.GOOS == "linux" || UsesOSIostat(runtime.GOOS), "Per-disk I/O (operations, bytes, busy and queue time, service times), joined to the leaf vdevs the disks back: from /proc/diskstats on Linux, from a long-running iostat -x on illumos, Solaris and FreeBSD", newDiskCollector)
 }
 
-func newDiskCollector(src *Source, logger *slog.Logger) (Collector, error) {
-	cfg := src.cfg
+func newDiskCollector(cfg Config, logger *slog.Logger) (Collector, error) {
 	if UsesOSIostat(cfg.DiskOS) {
-		return newIostatDiskCollector(src, logger), nil
+		return newIostatDiskCollector(cfg, logger), nil
 	}
 	return &diskCollector{
 		procRoot: cfg.ProcRoot,

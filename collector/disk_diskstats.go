@@ -12,6 +12,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/procfs/blockdevice"
 
+	"github.com/zpool-exporter/zpool_exporter/internal/zfs"
 	"github.com/zpool-exporter/zpool_exporter/internal/zfs/zpool"
 )
 
@@ -40,7 +41,7 @@ type diskCollector struct {
 	logger   *slog.Logger
 }
 
-func (c *diskCollector) Update(ctx context.Context, s *Scrape, ch chan<- prometheus.Metric) error {
+func (c *diskCollector) Update(ctx context.Context, s *zfs.Scrape, ch chan<- prometheus.Metric) error {
 	stats, err := c.readDiskstats()
 	if err != nil {
 		return err

@@ -13,6 +13,7 @@ import (
 
 	"github.com/zpool-exporter/zpool_exporter/internal/geom"
 	"github.com/zpool-exporter/zpool_exporter/internal/runner"
+	"github.com/zpool-exporter/zpool_exporter/internal/zfs"
 	"github.com/zpool-exporter/zpool_exporter/internal/zfs/zpool"
 )
 
@@ -48,8 +49,7 @@ type iostatDiskCollector struct {
 	logger   *slog.Logger
 }
 
-func newIostatDiskCollector(src *Source, logger *slog.Logger) *iostatDiskCollector {
-	cfg := src.cfg
+func newIostatDiskCollector(cfg Config, logger *slog.Logger) *iostatDiskCollector {
 	if cfg.DiskSampler != nil {
 		cfg.DiskSampler.Need()
 	} else {
@@ -95,7 +95,7 @@ func (c *iostatDiskCollector) glabelProviders(ctx context.Context) func(name str
 	}
 }
 
-func (c *iostatDiskCollector) Update(ctx context.Context, s *Scrape, ch chan<- prometheus.Metric) error {
+func (c *iostatDiskCollector) Update(ctx context.Context, s *zfs.Scrape, ch chan<- prometheus.Metric) error {
 	if c.sampler == nil {
 		return ErrNoData
 	}

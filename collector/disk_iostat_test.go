@@ -22,6 +22,7 @@ import (
 
 	"github.com/zpool-exporter/zpool_exporter/internal/runner"
 	"github.com/zpool-exporter/zpool_exporter/internal/sample"
+	"github.com/zpool-exporter/zpool_exporter/internal/zfs"
 	"github.com/zpool-exporter/zpool_exporter/internal/zfs/zpool"
 )
 
@@ -428,9 +429,8 @@ func parseStatusFile(t *testing.T, path string) *zpool.Status {
 func iostatExporter(t *testing.T, os string, sampler *OSIostatSampler, all bool, logs io.Writer) *Exporter {
 	t.Helper()
 	logger := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	src := NewSource(SourceConfig{Runner: nopRunner{}, DiskOS: os, DiskSampler: sampler, DiskAll: all,
-		Now: func() time.Time { return testNow }}, logger)
-	e, err := New(src, logger, map[string]bool{"disk": true})
+	cfg := testConfig(zfs.Config{Runner: nopRunner{}, Now: func() time.Time { return testNow }}, Config{DiskOS: os, DiskSampler: sampler, DiskAll: all}, logger)
+	e, err := New(cfg, logger, map[string]bool{"disk": true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -613,8 +613,7 @@ func TestIostatDiskCollectorWithoutData(t *testing.T) {
 	run := func(e *Exporter) ([]string, error) {
 		t.Helper()
 		ch := make(chan prometheus.Metric, 1000)
-		scrape := e.source.NewScrape()
-		scrape.statusOnce.Do(func() { scrape.status = status })
+		scrape := e.cfg.ZFS.NewScrapeWithStatus(status, nil)
 		err := e.collectors["disk"].Update(context.Background(), scrape, ch)
 		close(ch)
 		var names []string
@@ -691,7 +690,7 @@ func TestDiskCollectorChoosesItsSource(t *testing.T) {
 		"linux": "*collector.diskCollector", "illumos": "*collector.iostatDiskCollector",
 		"solaris": "*collector.iostatDiskCollector", "freebsd": "*collector.iostatDiskCollector",
 	} {
-		c, err := newDiskCollector(NewSource(SourceConfig{Runner: nopRunner{}, DiskOS: os}, logger), logger)
+		c, err := newDiskCollector(testConfig(zfs.Config{Runner: nopRunner{}}, Config{DiskOS: os}, logger), logger)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -796,8 +795,8 @@ func TestOSIostatSamplerRun(t *testing.T) {
 	if n := replay.Stats()["iostat -xnc"].Runs; n != 0 {
 		t.Errorf("iostat ran %d times before Need", n)
 	}
-	src := NewSource(SourceConfig{Runner: nopRunner{}, DiskOS: "illumos", DiskSampler: s}, logger)
-	if _, err := New(src, logger, map[string]bool{"disk": true}); err != nil {
+	e, err := New(testConfig(zfs.Config{Runner: nopRunner{}}, Config{DiskOS: "illumos", DiskSampler: s}, logger), logger, map[string]bool{"disk": true})
+	if err != nil {
 		t.Fatal(err)
 	}
 	// The replay writes the capture and keeps the stream open: the third
@@ -819,7 +818,7 @@ func TestOSIostatSamplerRun(t *testing.T) {
 		t.Errorf("a running stream with a fresh report is not healthy")
 	}
 	ch := make(chan prometheus.Metric, 100)
-	src.collectSourceMetrics(ch)
+	e.collectSourceMetrics(ch)
 	close(ch)
 	found := false
 	for m := range ch {

@@ -15,6 +15,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	dto "github.com/prometheus/client_model/go"
 
+	"github.com/zpool-exporter/zpool_exporter/internal/zfs"
 	"github.com/zpool-exporter/zpool_exporter/internal/zfs/zpool"
 )
 
@@ -71,8 +72,7 @@ type fixedStatus struct {
 func (f fixedStatus) Describe(chan<- *prometheus.Desc) {}
 
 func (f fixedStatus) Collect(ch chan<- prometheus.Metric) {
-	scrape := f.e.source.NewScrape()
-	scrape.statusOnce.Do(func() { scrape.status = f.status })
+	scrape := f.e.cfg.ZFS.NewScrapeWithStatus(f.status, nil)
 	f.e.ScraperFor(context.Background(), scrape).Collect(ch)
 }
 
@@ -86,8 +86,7 @@ type failedStatus struct {
 func (f failedStatus) Describe(chan<- *prometheus.Desc) {}
 
 func (f failedStatus) Collect(ch chan<- prometheus.Metric) {
-	scrape := f.e.source.NewScrape()
-	scrape.statusOnce.Do(func() { scrape.statusErr = f.err })
+	scrape := f.e.cfg.ZFS.NewScrapeWithStatus(nil, f.err)
 	f.e.ScraperFor(context.Background(), scrape).Collect(ch)
 }
 
@@ -95,9 +94,8 @@ func diskExporter(t *testing.T, all bool, logs *bytes.Buffer) *Exporter {
 	t.Helper()
 	devRoot, sysRoot := diskTree(t)
 	logger := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	src := NewSource(SourceConfig{Runner: nopRunner{}, ProcRoot: "testdata/disk-linux/proc", SysRoot: sysRoot, DevRoot: devRoot,
-		DiskAll: all, Now: func() time.Time { return testNow }}, logger)
-	e, err := New(src, logger, map[string]bool{"disk": true})
+	cfg := testConfig(zfs.Config{Runner: nopRunner{}, Now: func() time.Time { return testNow }}, Config{ProcRoot: "testdata/disk-linux/proc", SysRoot: sysRoot, DevRoot: devRoot, DiskAll: all}, logger)
+	e, err := New(cfg, logger, map[string]bool{"disk": true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -213,14 +211,13 @@ func TestDiskCollectorErrors(t *testing.T) {
 	devRoot, sysRoot := diskTree(t)
 	logger := slog.New(slog.NewTextHandler(&bytes.Buffer{}, nil))
 	procRoot := t.TempDir() // no diskstats in it
-	src := NewSource(SourceConfig{Runner: nopRunner{}, ProcRoot: procRoot, SysRoot: sysRoot, DevRoot: devRoot}, logger)
-	c, err := newDiskCollector(src, logger)
+	cfg := testConfig(zfs.Config{Runner: nopRunner{}}, Config{ProcRoot: procRoot, SysRoot: sysRoot, DevRoot: devRoot}, logger)
+	c, err := newDiskCollector(cfg.withDefaults(), logger)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ch := make(chan prometheus.Metric, 100)
-	scrape := src.NewScrape()
-	scrape.statusOnce.Do(func() { scrape.status = diskTestStatus() })
+	scrape := cfg.ZFS.NewScrapeWithStatus(diskTestStatus(), nil)
 	// No diskstats at all is a replay without disks: no data, not a failure.
 	err = c.Update(context.Background(), scrape, ch)
 	if !errors.Is(err, ErrNoData) || !strings.Contains(err.Error(), filepath.Join(procRoot, "diskstats")) {
@@ -278,9 +275,13 @@ func TestDiskCollectorWhenStatusFails(t *testing.T) {
 }
 
 func TestDiskCollectorDefaults(t *testing.T) {
-	src := NewSource(SourceConfig{Runner: nopRunner{}}, slog.New(slog.NewTextHandler(&bytes.Buffer{}, nil)))
-	if src.cfg.ProcRoot != "/proc" || src.cfg.SysRoot != "/sys" || src.cfg.DevRoot != "/dev" {
-		t.Errorf("roots default to %q %q %q", src.cfg.ProcRoot, src.cfg.SysRoot, src.cfg.DevRoot)
+	logger := slog.New(slog.NewTextHandler(&bytes.Buffer{}, nil))
+	e, err := New(testConfig(zfs.Config{Runner: nopRunner{}}, Config{}, logger), logger, map[string]bool{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.cfg.ProcRoot != "/proc" || e.cfg.SysRoot != "/sys" || e.cfg.DevRoot != "/dev" {
+		t.Errorf("roots default to %q %q %q", e.cfg.ProcRoot, e.cfg.SysRoot, e.cfg.DevRoot)
 	}
 	f, ok := factories["disk"]
 	if !ok || f.help == "" {

@@ -18,6 +18,7 @@ import (
 
 	"github.com/zpool-exporter/zpool_exporter/internal/runner"
 	"github.com/zpool-exporter/zpool_exporter/internal/sample"
+	"github.com/zpool-exporter/zpool_exporter/internal/zfs"
 	"github.com/zpool-exporter/zpool_exporter/internal/zfs/kstat"
 )
 
@@ -261,15 +262,14 @@ func collect(t *testing.T, env *fuzzEnv) {
 	if env.stream != nil {
 		_ = sampler.consume(bytes.NewReader(env.stream))
 	}
-	src := NewSource(SourceConfig{
+	cfg := testConfig(zfs.Config{
 		Runner:   env,
-		Sampler:  sampler,
 		Location: time.UTC,
 		Kstat:    env.kstats,
 		KstatOS:  env.kstatOS,
 		Now:      func() time.Time { return testNow },
-	}, logger)
-	e, err := New(src, logger, map[string]bool{"status": true, "properties": true, "vdev_io": true, "kstat": true})
+	}, Config{Sampler: sampler}, logger)
+	e, err := New(cfg, logger, map[string]bool{"status": true, "properties": true, "vdev_io": true, "kstat": true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,15 +10,13 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/zpool-exporter/zpool_exporter/internal/zfs"
 	"github.com/zpool-exporter/zpool_exporter/internal/zfs/kstat"
 )
 
 func init() {
 	register("kstat", slices.Contains([]string{"linux", "freebsd", "illumos", "solaris"}, runtime.GOOS), "ARC, L2ARC, ZIL, DMU transaction, prefetch and ABD statistics, per-pool I/O and TRIM, per-dataset I/O and transaction-group histograms from the kernel's ZFS kstats (Linux /proc/spl/kstat/zfs, FreeBSD sysctl kstat.zfs, illumos kstat -p)", newKstatCollector)
 }
-
-// SourceKstat names the kstat files in the freshness metrics.
-const SourceKstat = "kstat"
 
 var (
 	arcSizeDescs = []struct {
@@ -62,44 +60,38 @@ var (
 )
 
 type kstatCollector struct {
-	reader kstatReader
-	source *Source
 	txgs   *txgHistory
 	logger *slog.Logger
 }
 
-func newKstatCollector(src *Source, logger *slog.Logger) (Collector, error) {
-	return &kstatCollector{reader: src.kstatReader(), source: src, txgs: newTxgHistory(), logger: logger}, nil
+func newKstatCollector(_ Config, logger *slog.Logger) (Collector, error) {
+	return &kstatCollector{txgs: newTxgHistory(), logger: logger}, nil
 }
 
-func (c *kstatCollector) Update(ctx context.Context, _ *Scrape, ch chan<- prometheus.Metric) error {
-	if c.reader == nil {
+func (c *kstatCollector) Update(ctx context.Context, s *zfs.Scrape, ch chan<- prometheus.Metric) error {
+	snap, err := s.Kstats(ctx)
+	if errors.Is(err, zfs.ErrNoKstats) {
 		return ErrNoData
 	}
-	snap, err := c.reader.snapshot(ctx)
 	if snap == nil {
-		if !errors.Is(err, ErrNoData) {
-			c.source.record(SourceKstat, err)
-		}
 		return err
 	}
-	c.source.record(SourceKstat, err)
-	if snap.arc != nil {
-		collectARC(*snap.arc, ch)
+	if snap.ARC != nil {
+		collectARC(*snap.ARC, ch)
 	}
-	for _, d := range snap.datasets {
+	for _, d := range snap.Datasets {
 		counter(ch, datasetReadBytesDesc, float64(d.ReadBytes), d.Pool, d.Name)
 		counter(ch, datasetWriteBytesDesc, float64(d.WriteBytes), d.Pool, d.Name)
 		counter(ch, datasetReadOpsDesc, float64(d.Reads), d.Pool, d.Name)
 		counter(ch, datasetWriteOpsDesc, float64(d.Writes), d.Pool, d.Name)
 	}
-	c.txgs.update(snap.txgs, ch)
-	collectMisc(snap.misc, ch)
-	for _, p := range snap.poolIOStats {
+	c.txgs.update(snap.Txgs, ch)
+	collectMisc(snap.Misc, ch)
+	for _, p := range snap.PoolIOStats {
 		collectPoolIOStats(p, ch)
 	}
-	for _, pool := range slices.Sorted(maps.Keys(snap.poolIO)) {
-		collectPoolIO(pool, snap.poolIO[pool], ch)
+	for _, pool := range slices.Sorted(maps.Keys(snap.PoolIO)) {
+		collectPoolIO(pool, snap.PoolIO[pool], ch)
 	}
 	return err
 }

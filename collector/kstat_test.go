@@ -20,32 +20,16 @@ import (
 
 	"github.com/zpool-exporter/zpool_exporter/internal/runner"
 	"github.com/zpool-exporter/zpool_exporter/internal/sample"
+	"github.com/zpool-exporter/zpool_exporter/internal/zfs"
 )
-
-// kstatCaptures lays out the OpenZFS 2.3.2 captures of one scenario as
-// /proc/spl/kstat/zfs: "kstat-zfs-arcstats" is arcstats,
-// "kstat-zfs-r10.state" is r10/state.
-func kstatCaptures(t *testing.T, scenario string) fstest.MapFS {
-	t.Helper()
-	dir := sample.Dir(t, "captures/openzfs-2.3")
-	fsys := fstest.MapFS{}
-	for _, f := range sample.Glob(t, dir, scenario+"__kstat-zfs-*.txt") {
-		name := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(f.Path), scenario+"__kstat-zfs-"), ".txt")
-		if pool, file, ok := strings.Cut(name, "."); ok {
-			name = pool + "/" + file
-		}
-		fsys[name] = &fstest.MapFile{Data: f.Body}
-	}
-	return fsys
-}
 
 // kstatOnly runs the kstat collector alone over fsys, compares its
 // exposition with golden, and checks that it succeeded and read the ARC.
 func kstatOnly(t *testing.T, fsys fstest.MapFS, golden string) (*Exporter, []*dto.MetricFamily) {
 	t.Helper()
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	src := NewSource(SourceConfig{Runner: nopRunner{}, Kstat: fsys, Now: func() time.Time { return testNow }}, logger)
-	e, err := New(src, logger, map[string]bool{"kstat": true})
+	cfg := testConfig(zfs.Config{Runner: nopRunner{}, Kstat: fsys, Now: func() time.Time { return testNow }}, Config{}, logger)
+	e, err := New(cfg, logger, map[string]bool{"kstat": true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +45,7 @@ func kstatOnly(t *testing.T, fsys fstest.MapFS, golden string) (*Exporter, []*dt
 }
 
 func TestKstatCollectorOpenZFS23(t *testing.T) {
-	e, fams := kstatOnly(t, kstatCaptures(t, "09-errors-repaired"), "testdata/kstat-openzfs-2.3-09-errors-repaired.prom")
+	e, fams := kstatOnly(t, sample.KstatCaptures(t, "09-errors-repaired"), "testdata/kstat-openzfs-2.3-09-errors-repaired.prom")
 	if _, ok := value(fams, "zfs_arc_hits_total", map[string]string{"kind": "demand_metadata"}); !ok {
 		t.Errorf("no demand_metadata ARC hits")
 	}
@@ -268,14 +252,14 @@ func TestKstatCollectorGoldens(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-			cfg := SourceConfig{Runner: nopRunner{}, KstatOS: tc.os, Now: func() time.Time { return testNow }}
+			cfg := zfs.Config{Runner: nopRunner{}, KstatOS: tc.os, Now: func() time.Time { return testNow }}
 			if tc.fsys != nil {
 				cfg.Kstat = tc.fsys
 			}
 			if tc.replay != nil {
 				cfg.Runner = tc.replay
 			}
-			e, err := New(NewSource(cfg, logger), logger, map[string]bool{"kstat": true})
+			e, err := New(testConfig(cfg, Config{}, logger), logger, map[string]bool{"kstat": true})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -312,10 +296,10 @@ func (nopRunner) Run(_ context.Context, name string, args ...string) ([]byte, er
 // When zpool status cannot answer, pool health still comes from the
 // per-pool state kstats, and the freshness metrics say so.
 func TestPoolStateFromKstatWhenStatusFails(t *testing.T) {
-	fsys := kstatCaptures(t, "09-errors-repaired")
+	fsys := sample.KstatCaptures(t, "09-errors-repaired")
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	src := NewSource(SourceConfig{Runner: nopRunner{}, Kstat: fsys, Now: func() time.Time { return testNow }}, logger)
-	e, err := New(src, logger, map[string]bool{"status": true})
+	cfg := testConfig(zfs.Config{Runner: nopRunner{}, Kstat: fsys, Now: func() time.Time { return testNow }}, Config{}, logger)
+	e, err := New(cfg, logger, map[string]bool{"status": true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -329,10 +313,10 @@ func TestPoolStateFromKstatWhenStatusFails(t *testing.T) {
 	if v, _ := value(fams, "zfs_exporter_collector_success", map[string]string{"collector": "status"}); v != 0 {
 		t.Errorf("status collector reported success without zpool status")
 	}
-	if v, _ := value(fams, "zfs_exporter_source_up", map[string]string{"source": SourceStatus}); v != 0 {
+	if v, _ := value(fams, "zfs_exporter_source_up", map[string]string{"source": zfs.SourceStatus}); v != 0 {
 		t.Errorf("source zpool_status up")
 	}
-	if v, _ := value(fams, "zfs_exporter_source_up", map[string]string{"source": SourceKstatState}); v != 1 {
+	if v, _ := value(fams, "zfs_exporter_source_up", map[string]string{"source": zfs.SourceKstatState}); v != 1 {
 		t.Errorf("source kstat_pool_state not up")
 	}
 }
@@ -356,10 +340,10 @@ func (r hangingRunner) Run(ctx context.Context, name string, args ...string) ([]
 func TestPoolStateFromKstatWhenStatusHangs(t *testing.T) {
 	for _, late := range []time.Duration{0, 150 * time.Millisecond} {
 		t.Run(fmt.Sprintf("ends %s late", late), func(t *testing.T) {
-			fsys := kstatCaptures(t, "09-errors-repaired")
+			fsys := sample.KstatCaptures(t, "09-errors-repaired")
 			logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-			src := NewSource(SourceConfig{Runner: hangingRunner{late: late}, Kstat: fsys, Now: func() time.Time { return testNow }}, logger)
-			e, err := New(src, logger, map[string]bool{"status": true})
+			cfg := testConfig(zfs.Config{Runner: hangingRunner{late: late}, Kstat: fsys, Now: func() time.Time { return testNow }}, Config{}, logger)
+			e, err := New(cfg, logger, map[string]bool{"status": true})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -372,10 +356,10 @@ func TestPoolStateFromKstatWhenStatusHangs(t *testing.T) {
 			if v, _ := value(fams, "zfs_pool_state", map[string]string{"pool": "r10", "state": "degraded"}); v != 1 {
 				t.Errorf("r10 not degraded from its state kstat while zpool status hangs")
 			}
-			if v, _ := value(fams, "zfs_exporter_source_up", map[string]string{"source": SourceStatus}); v != 0 {
+			if v, _ := value(fams, "zfs_exporter_source_up", map[string]string{"source": zfs.SourceStatus}); v != 0 {
 				t.Errorf("source zpool_status up while it hangs")
 			}
-			if v, _ := value(fams, "zfs_exporter_source_up", map[string]string{"source": SourceKstatState}); v != 1 {
+			if v, _ := value(fams, "zfs_exporter_source_up", map[string]string{"source": zfs.SourceKstatState}); v != 1 {
 				t.Errorf("source kstat_pool_state not up")
 			}
 		})
@@ -401,8 +385,8 @@ func (r *countingRunner) Run(ctx context.Context, name string, args ...string) (
 func TestFailedDetectionIsNotRepeatedWithinAScrape(t *testing.T) {
 	r := &countingRunner{lines: map[string]int{}}
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	src := NewSource(SourceConfig{Runner: r, Now: func() time.Time { return testNow }}, logger)
-	e, err := New(src, logger, map[string]bool{"status": true, "properties": true, "vdev_io": true})
+	cfg := testConfig(zfs.Config{Runner: r, Now: func() time.Time { return testNow }}, Config{}, logger)
+	e, err := New(cfg, logger, map[string]bool{"status": true, "properties": true, "vdev_io": true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -423,14 +407,15 @@ func TestTxgHistogramsCountEachTxgOnce(t *testing.T) {
 	}
 	arcstats := "1 1 0x01 2 96 1 2\nname                            type data\nhits                            4    1\nsize                            4    2\n"
 	fsys := fstest.MapFS{"arcstats": &fstest.MapFile{Data: []byte(arcstats)}, "tank/txgs": &fstest.MapFile{Data: []byte(header + row(10, "C", 1<<20, 2_000_000) + row(11, "C", 4<<20, 300_000_000) + row(12, "S", 0, 0) + row(13, "O", 0, 0))}}
+	client := zfs.New(zfs.Config{Runner: nopRunner{}, Kstat: fsys, KstatOS: "linux"}, slog.New(slog.DiscardHandler))
 	h := newTxgHistory()
 	count := func() (uint64, float64) {
-		snap, err := procfsKstats{fsys}.snapshot(context.Background())
+		snap, err := client.Kstats(context.Background())
 		if err != nil {
 			t.Fatal(err)
 		}
 		ch := make(chan prometheus.Metric, 8)
-		h.update(snap.txgs, ch)
+		h.update(snap.Txgs, ch)
 		close(ch)
 		for m := range ch {
 			var pb dto.Metric
@@ -489,8 +474,8 @@ func TestKstatCollectorOtherSystems(t *testing.T) {
 	} {
 		t.Run(tc.os, func(t *testing.T) {
 			logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-			src := NewSource(SourceConfig{Runner: tc.replay, KstatOS: tc.os, Now: func() time.Time { return testNow }}, logger)
-			e, err := New(src, logger, map[string]bool{"kstat": true})
+			cfg := testConfig(zfs.Config{Runner: tc.replay, KstatOS: tc.os, Now: func() time.Time { return testNow }}, Config{}, logger)
+			e, err := New(cfg, logger, map[string]bool{"kstat": true})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -532,28 +517,4 @@ func seriesValues(fams []*dto.MetricFamily) map[string]float64 {
 		}
 	}
 	return out
-}
-
-// A kstat that cannot be read is an error that names it; the others are
-// still read.
-func TestKstatUnreadableMiscKeepsTheRest(t *testing.T) {
-	fsys := kstatCaptures(t, "09-errors-repaired")
-	fsys["zil"] = &fstest.MapFile{Data: []byte("name                            type data\nzil_commit_count                4    x1\n")}
-	fsys["tank/io"] = &fstest.MapFile{Data: []byte("nread    nwritten\n1 2 3\n")}
-	snap, err := procfsKstats{fsys}.snapshot(context.Background())
-	if err == nil || !strings.Contains(err.Error(), `zil: line 2: cannot parse unsigned value "x1"`) || !strings.Contains(err.Error(), "tank/io: line 2: ") {
-		t.Errorf("error %v, want the zil and tank/io lines named", err)
-	}
-	if snap == nil || snap.arc == nil {
-		t.Fatal("no ARC")
-	}
-	if _, ok := snap.misc["zil"]; ok {
-		t.Error("zil read from a malformed file")
-	}
-	if _, ok := snap.poolIO["tank"]; ok {
-		t.Error("tank I/O read from a malformed file")
-	}
-	if len(snap.misc) != 3 || len(snap.poolIOStats) != 4 {
-		t.Errorf("%d module-wide kstats and %d iostats, want dmu_tx, abdstats, zfetchstats and 4 pools", len(snap.misc), len(snap.poolIOStats))
-	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/zpool-exporter/zpool_exporter/internal/zfs"
 	"github.com/zpool-exporter/zpool_exporter/internal/zfs/zpool"
 )
 
@@ -39,11 +40,11 @@ var poolValues = []struct {
 
 type propertiesCollector struct{ logger *slog.Logger }
 
-func newPropertiesCollector(_ *Source, logger *slog.Logger) (Collector, error) {
+func newPropertiesCollector(_ Config, logger *slog.Logger) (Collector, error) {
 	return propertiesCollector{logger: logger}, nil
 }
 
-func (c propertiesCollector) Update(ctx context.Context, s *Scrape, ch chan<- prometheus.Metric) error {
+func (c propertiesCollector) Update(ctx context.Context, s *zfs.Scrape, ch chan<- prometheus.Metric) error {
 	props, err := s.Properties(ctx)
 	if err != nil {
 		return err

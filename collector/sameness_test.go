@@ -105,7 +105,7 @@ func illumosHostCPU(t *testing.T) []*dto.MetricFamily {
 	t.Helper()
 	sampler := newTestOSSampler("illumos", 10*time.Second)
 	consumeAll(t, sampler, fixture(t, "illumos-iostat-xnc-10.txt"))
-	e := cpuExporter(t, SourceConfig{Runner: cpuReplay(t, "testdata/cpu-illumos"), KstatOS: "illumos", DiskSampler: sampler}, nil)
+	e := cpuExporter(t, Config{Runner: cpuReplay(t, "testdata/cpu-illumos"), CPUOS: "illumos", DiskSampler: sampler}, nil)
 	fams := gather(t, e)
 	if n := seriesCount(fams, "zfs_host_cpu_seconds_total"); n == 0 {
 		t.Error("illumos: no host CPU from the iostat stream")

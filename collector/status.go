@@ -6,6 +6,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/zpool-exporter/zpool_exporter/internal/zfs"
 	"github.com/zpool-exporter/zpool_exporter/internal/zfs/zpool"
 )
 
@@ -63,20 +64,17 @@ var (
 	scanDurationDesc  = desc("scan", "duration_seconds", "How long the finished scan took.", scanLabels...)
 )
 
-type statusCollector struct {
-	source *Source
-	logger *slog.Logger
+type statusCollector struct{ logger *slog.Logger }
+
+func newStatusCollector(_ Config, logger *slog.Logger) (Collector, error) {
+	return statusCollector{logger: logger}, nil
 }
 
-func newStatusCollector(src *Source, logger *slog.Logger) (Collector, error) {
-	return statusCollector{source: src, logger: logger}, nil
-}
-
-func (c statusCollector) Update(ctx context.Context, s *Scrape, ch chan<- prometheus.Metric) error {
-	early := c.readKstatStatesEarly(ctx)
+func (c statusCollector) Update(ctx context.Context, s *zfs.Scrape, ch chan<- prometheus.Metric) error {
+	fallback := s.KstatPoolStates(ctx)
 	st, err := s.Status(ctx)
 	if err != nil {
-		c.fallBackToKstat(ctx, early, ch)
+		c.fallBackToKstat(ctx, fallback, ch)
 		return err
 	}
 	for _, p := range st.Pools {
@@ -85,68 +83,12 @@ func (c statusCollector) Update(ctx context.Context, s *Scrape, ch chan<- promet
 	return nil
 }
 
-// kstatStates is the outcome of reading the per-pool state kstats.
-type kstatStates struct {
-	states map[string]string
-	err    error
-}
-
-// awaitKstatStates returns the read started early, as soon as it is done even
-// past the deadline, or reads the states now while there is time.
-func (c statusCollector) awaitKstatStates(ctx context.Context, early <-chan kstatStates) (kstatStates, bool) {
-	if early != nil {
-		select {
-		case got := <-early:
-			return got, true
-		default:
-		}
-		select {
-		case got := <-early:
-			return got, true
-		case <-ctx.Done():
-			return kstatStates{}, false
-		}
-	}
-	reader := c.source.kstatReader()
-	if reader == nil || ctx.Err() != nil {
-		return kstatStates{}, false // zpool commands leave time for this: see Source.zpool
-	}
-	states, err := reader.poolStates(ctx)
-	return kstatStates{states, err}, true
-}
-
-// readKstatStatesEarly starts reading the pool states beside zpool status
-// where that costs only file reads (Linux procfs): a zpool that hangs until
-// the deadline, on a machine too busy to give the fallback its reserved
-// time afterwards, then finds them read already. It returns nil where the
-// kstats come from a command, which runs only when zpool status fails.
-func (c statusCollector) readKstatStatesEarly(ctx context.Context) <-chan kstatStates {
-	reader, ok := c.source.kstatReader().(procfsKstats)
-	if !ok {
-		return nil
-	}
-	early := make(chan kstatStates, 1)
-	go func() {
-		states, err := reader.poolStates(ctx)
-		early <- kstatStates{states, err}
-	}()
-	return early
-}
-
 // fallBackToKstat reports pool health from the kernel's per-pool state
 // kstat when zpool status fails (a suspended pool can hang zpool in the
 // kernel): the health alerts keep working, and the freshness metrics say
-// which source answered. early, when not nil, is a read already started.
-func (c statusCollector) fallBackToKstat(ctx context.Context, early <-chan kstatStates, ch chan<- prometheus.Metric) {
-	got, ok := c.awaitKstatStates(ctx, early)
-	if !ok {
-		return
-	}
-	states, err := got.states, got.err
-	if err == nil && len(states) == 0 {
-		return
-	}
-	c.source.record(SourceKstatState, err)
+// which source answered.
+func (c statusCollector) fallBackToKstat(ctx context.Context, fallback *zfs.PoolStatesRead, ch chan<- prometheus.Metric) {
+	states, err := fallback.Wait(ctx)
 	if err != nil {
 		c.logger.Warn("cannot read pool states from kstats either", "err", err)
 		return

@@ -11,6 +11,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/zpool-exporter/zpool_exporter/internal/zfs"
 	"github.com/zpool-exporter/zpool_exporter/internal/zfs/zpool"
 )
 
@@ -30,11 +31,11 @@ type vdevIOCollector struct {
 	logger  *slog.Logger
 }
 
-func newVdevIOCollector(src *Source, logger *slog.Logger) (Collector, error) {
-	return &vdevIOCollector{sampler: src.cfg.Sampler, logger: logger}, nil
+func newVdevIOCollector(cfg Config, logger *slog.Logger) (Collector, error) {
+	return &vdevIOCollector{sampler: cfg.Sampler, logger: logger}, nil
 }
 
-func (c *vdevIOCollector) Update(ctx context.Context, s *Scrape, ch chan<- prometheus.Metric) error {
+func (c *vdevIOCollector) Update(ctx context.Context, s *zfs.Scrape, ch chan<- prometheus.Metric) error {
 	st, err := s.Status(ctx)
 	if err != nil {
 		return err
@@ -58,7 +59,7 @@ func (c *vdevIOCollector) Update(ctx context.Context, s *Scrape, ch chan<- prome
 	return errors.Join(errs...)
 }
 
-func (c *vdevIOCollector) collectPool(ctx context.Context, s *Scrape, p *zpool.Pool, ch chan<- prometheus.Metric) error {
+func (c *vdevIOCollector) collectPool(ctx context.Context, s *zfs.Scrape, p *zpool.Pool, ch chan<- prometheus.Metric) error {
 	props, ok, err := s.VdevProperties(ctx, p.Name)
 	if err != nil {
 		return err

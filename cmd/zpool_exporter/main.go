@@ -42,6 +42,7 @@ import (
 	"github.com/zpool-exporter/zpool_exporter/internal/history"
 	"github.com/zpool-exporter/zpool_exporter/internal/runner"
 	"github.com/zpool-exporter/zpool_exporter/internal/statuspage"
+	"github.com/zpool-exporter/zpool_exporter/internal/zfs"
 )
 
 const defaultListenAddress = ":9134"
@@ -135,7 +136,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
-	exporter, samplers, err := buildExporter(o, logger)
+	exporter, client, samplers, err := buildExporter(o, logger)
 	if err != nil {
 		logger.Error("cannot start", "err", err)
 		return 1
@@ -191,7 +192,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	// Detect at start so that the log says at once what this zpool can do;
 	// a zpool that hangs now is asked again at the first scrape.
 	detect, cancel := context.WithTimeout(work, o.scrapeTimeout)
-	if _, err := exporter.Source().Capabilities(detect); err != nil {
+	if _, err := client.Capabilities(detect); err != nil {
 		logger.Warn("cannot detect zpool capabilities yet; will retry at the next scrape", "err", err)
 	}
 	cancel()
@@ -345,10 +346,10 @@ type namedSampler struct {
 	sampler
 }
 
-// buildExporter wires the runner (real or replay), the source and the
+// buildExporter wires the runner (real or replay), the ZFS client and the
 // collectors, and returns the samplers to run: none with --once or when
 // turned off. A sampler waits until a collector needs it.
-func buildExporter(o options, logger *slog.Logger) (*collector.Exporter, []namedSampler, error) {
+func buildExporter(o options, logger *slog.Logger) (*collector.Exporter, *zfs.Client, []namedSampler, error) {
 	var (
 		run    runner.Runner
 		stream collector.StreamFunc
@@ -360,7 +361,7 @@ func buildExporter(o options, logger *slog.Logger) (*collector.Exporter, []named
 		replay, err := runner.NewReplayWithOptions(o.replayDir, runner.ReplayOptions{
 			StepEvery: o.replayStep, Loop: true, StreamEvery: o.iostatInterval, Logger: logger})
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		run, stream = replay, replay.StartStream
 		logger.Info("serving captured zpool outputs instead of running zpool", "dir", o.replayDir)
@@ -381,16 +382,16 @@ func buildExporter(o options, logger *slog.Logger) (*collector.Exporter, []named
 		diskIostat = collector.NewOSIostatSampler(runtime.GOOS, o.diskIostatInterval, stream, run, logger.With("sampler", "iostat"))
 		samplers = append(samplers, namedSampler{"the iostat stream", diskIostat})
 	}
-	cfg := collector.SourceConfig{Runner: run, Zpool: o.zpool, Sampler: zpoolIostat, DiskSampler: diskIostat, Kstat: kstatFS(o), DiskAll: o.diskAll}
+	client := zfs.New(zfs.Config{Runner: run, Zpool: o.zpool, Kstat: kstatFS(o)}, logger)
+	cfg := collector.Config{ZFS: client, Runner: run, Sampler: zpoolIostat, DiskSampler: diskIostat, DiskAll: o.diskAll}
 	if o.replayDir != "" {
 		// A replay's disks, if it has any, are laid out like the host's.
 		cfg.ProcRoot = filepath.Join(o.replayDir, "proc")
 		cfg.SysRoot = filepath.Join(o.replayDir, "sys")
 		cfg.DevRoot = filepath.Join(o.replayDir, "dev")
 	}
-	source := collector.NewSource(cfg, logger)
-	exporter, err := collector.New(source, logger, nil)
-	return exporter, samplers, err
+	exporter, err := collector.New(cfg, logger, nil)
+	return exporter, client, samplers, err
 }
 
 // kstatFS is the kstat directory, or nil when it does not exist.

@@ -15,8 +15,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/zpool-exporter/zpool_exporter/collector"
 	"github.com/zpool-exporter/zpool_exporter/internal/runner"
+	"github.com/zpool-exporter/zpool_exporter/internal/zfs"
 	"github.com/zpool-exporter/zpool_exporter/internal/zfs/zpool"
 )
 
@@ -59,13 +59,7 @@ var ErrUnknownPool = errors.New("no such pool")
 // Config.Missing.
 func Read(ctx context.Context, r Reader, pool string) (Config, error) {
 	r = r.withDefaults()
-	src := collector.NewSource(collector.SourceConfig{
-		Runner:   r.Runner,
-		Zpool:    r.Zpool,
-		ProcRoot: r.ProcRoot,
-		SysRoot:  r.SysRoot,
-	}, r.Logger)
-	sc := src.NewScrape()
+	sc := zfs.New(zfs.Config{Runner: r.Runner, Zpool: r.Zpool}, r.Logger).NewScrape()
 
 	cctx, cancel := context.WithTimeout(ctx, r.Timeout)
 	st, err := sc.Status(cctx)
@@ -174,7 +168,7 @@ func hasAshift(class string) bool {
 // each top-level vdev's ashift everywhere else (zfs-fuse, older OpenZFS,
 // FreeBSD, illumos, Solaris); and last the pool property, which is only the
 // default for vdevs added later and 0 when left to auto-detection.
-func (r Reader) readAshift(ctx context.Context, sc *collector.Scrape, cfg *Config, poolProps map[string]string, propsErr error) {
+func (r Reader) readAshift(ctx context.Context, sc *zfs.Scrape, cfg *Config, poolProps map[string]string, propsErr error) {
 	var why []string
 	cctx, cancel := context.WithTimeout(ctx, r.Timeout)
 	vprops, ok, err := sc.VdevProperties(cctx, cfg.Pool)

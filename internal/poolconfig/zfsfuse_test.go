@@ -17,9 +17,9 @@ func TestReadZFSFuse(t *testing.T) {
 	z := e2e.RequireZFSFuse(t)
 	mirror, _ := z.Create("pcmirror", "mirror", z.Disk("m1", 128), z.Disk("m2", 128))
 	raidz, _ := z.Create("pcraidz", "raidz1", z.Disk("r1", 128), z.Disk("r2", 128), z.Disk("r3", 128))
-	zfs(t, "set", "compression=gzip-3", mirror)
-	zfs(t, "set", "recordsize=32K", mirror)
-	zfs(t, "set", "compression=lzjb", raidz)
+	zfsCommand(t, "set", "compression=gzip-3", mirror)
+	zfsCommand(t, "set", "recordsize=32K", mirror)
+	zfsCommand(t, "set", "compression=lzjb", raidz)
 
 	run := runner.NewExec(runner.ExecOptions{})
 	r := Reader{Runner: run}
@@ -70,7 +70,8 @@ func TestReadZFSFuse(t *testing.T) {
 	}
 }
 
-func zfs(t *testing.T, args ...string) {
+// zfsCommand runs zfs with args on the zfs-fuse daemon.
+func zfsCommand(t *testing.T, args ...string) {
 	t.Helper()
 	if out, err := exec.Command("zfs", args...).CombinedOutput(); err != nil {
 		t.Fatalf("zfs %s: %v\n%s", strings.Join(args, " "), err, out)

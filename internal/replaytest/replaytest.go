@@ -8,6 +8,7 @@ import (
 
 	"github.com/zpool-exporter/zpool_exporter/collector"
 	"github.com/zpool-exporter/zpool_exporter/internal/runner"
+	"github.com/zpool-exporter/zpool_exporter/internal/zfs"
 )
 
 // Exporter returns the collectors named in enabled over the captured
@@ -23,7 +24,8 @@ func Exporter(t testing.TB, dir string, enabled ...string) *collector.Exporter {
 	for _, name := range enabled {
 		on[name] = true
 	}
-	e, err := collector.New(collector.NewSource(collector.SourceConfig{Runner: run, Zpool: "zpool"}, logger), logger, on)
+	cfg := collector.Config{ZFS: zfs.New(zfs.Config{Runner: run}, logger), Runner: run}
+	e, err := collector.New(cfg, logger, on)
 	if err != nil {
 		t.Fatal(err)
 	}

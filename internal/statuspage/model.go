@@ -8,6 +8,7 @@ import (
 
 	"github.com/zpool-exporter/zpool_exporter/collector"
 	"github.com/zpool-exporter/zpool_exporter/internal/benchwindow"
+	"github.com/zpool-exporter/zpool_exporter/internal/zfs"
 	"github.com/zpool-exporter/zpool_exporter/internal/zfs/zpool"
 )
 
@@ -143,7 +144,7 @@ func build(r Reading, rates *rateTracker) View {
 	// properties.
 	var sampled time.Time
 	for _, s := range m.series("zfs_exporter_source_last_success_timestamp_seconds") {
-		if src := s.labels["source"]; src == collector.SourceIostatStream || src == collector.SourceVdevProperties {
+		if src := s.labels["source"]; src == collector.SourceIostatStream || src == zfs.SourceVdevProperties {
 			if at := unixTime(s.value); at.After(sampled) {
 				sampled = at
 			}

@@ -23,6 +23,7 @@ import (
 	"github.com/zpool-exporter/zpool_exporter/collector"
 	"github.com/zpool-exporter/zpool_exporter/internal/benchwindow"
 	"github.com/zpool-exporter/zpool_exporter/internal/history"
+	"github.com/zpool-exporter/zpool_exporter/internal/zfs"
 )
 
 // ReadFunc takes one reading of the host under ctx's deadline.
@@ -33,7 +34,7 @@ type ReadFunc func(ctx context.Context) Reading
 // `zpool status` FromShared shows beside the metrics.
 func Gather(e *collector.Exporter) func(ctx context.Context) ([]*dto.MetricFamily, any, error) {
 	return func(ctx context.Context) ([]*dto.MetricFamily, any, error) {
-		scrape := e.Source().NewScrape()
+		scrape := e.ZFS().NewScrape()
 		reg := prometheus.NewRegistry()
 		reg.MustRegister(e.ScraperFor(ctx, scrape))
 		families, err := reg.Gather()
@@ -53,7 +54,7 @@ func FromShared(shared *history.Shared) ReadFunc {
 		// zfs_exporter_collector_success, so the error itself is not needed.
 		families, extra, at, err := shared.GatherWith(ctx)
 		r := Reading{Time: at, Families: families}
-		scrape, ok := extra.(*collector.Scrape)
+		scrape, ok := extra.(*zfs.Scrape)
 		switch {
 		case ok:
 			r.Status, r.StatusErr = scrape.Status(ctx)

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"errors"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -17,24 +16,13 @@ import (
 
 	"golang.org/x/net/html"
 
-	"github.com/zpool-exporter/zpool_exporter/collector"
-	"github.com/zpool-exporter/zpool_exporter/internal/runner"
+	"github.com/zpool-exporter/zpool_exporter/internal/replaytest"
 )
 
 // replayRead reads through real collectors over a replay directory.
 func replayRead(t *testing.T, dir string) ReadFunc {
 	t.Helper()
-	run, err := runner.NewReplay(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	logger := slog.New(slog.DiscardHandler)
-	src := collector.NewSource(collector.SourceConfig{Runner: run, Zpool: "zpool"}, logger)
-	e, err := collector.New(src, logger, map[string]bool{"status": true, "properties": true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return FromExporter(e)
+	return FromExporter(replaytest.Exporter(t, dir, "status", "properties"))
 }
 
 func get(t *testing.T, h http.Handler, target string) (int, string) {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/zpool-exporter/zpool_exporter/internal/runner"
+	"github.com/zpool-exporter/zpool_exporter/internal/zfs"
 )
 
 // answer is one replayed command's output and error.
@@ -34,7 +35,7 @@ func (r *recordingRunner) Run(ctx context.Context, name string, args ...string) 
 
 // fixedRunner answers from a map it never changes, so that it takes no
 // lock: concurrent callers share nothing through it, and the race detector
-// sees only what the source itself orders. A command line in slow answers
+// sees only what the client itself orders. A command line in slow answers
 // after a pause.
 type fixedRunner struct {
 	answers map[string]answer
@@ -54,8 +55,8 @@ func (r fixedRunner) Run(_ context.Context, name string, args ...string) ([]byte
 // In one scrape, the vdev_io collector learns whether vdev properties work
 // while the properties collector takes the capabilities: the capabilities
 // it is given must not be the ones being updated. Meant for -race (the
-// fixture tests of CI run with it); each round is a fresh source, since
-// vdev properties are learned in a source's first scrape, and whichever
+// fixture tests of CI run with it); each round is a fresh client, since
+// vdev properties are learned in a client's first scrape, and whichever
 // collector comes first detects the capabilities.
 func TestCapabilitiesWhileVdevPropertiesAreLearned(t *testing.T) {
 	logger := slog.New(slog.DiscardHandler)
@@ -65,7 +66,7 @@ func TestCapabilitiesWhileVdevPropertiesAreLearned(t *testing.T) {
 	}
 	enabled := map[string]bool{"vdev_io": true, "properties": true}
 	rec := &recordingRunner{Runner: replay, answers: map[string]answer{}}
-	e, err := New(NewSource(SourceConfig{Runner: rec, Location: time.UTC, Now: func() time.Time { return testNow }}, logger), logger, enabled)
+	e, err := New(testConfig(zfs.Config{Runner: rec, Location: time.UTC, Now: func() time.Time { return testNow }}, Config{}, logger), logger, enabled)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,8 +80,8 @@ func TestCapabilitiesWhileVdevPropertiesAreLearned(t *testing.T) {
 
 	const rounds = 24
 	for round := range rounds {
-		src := NewSource(SourceConfig{Runner: fixed, Location: time.UTC, Now: func() time.Time { return testNow }}, logger)
-		e, err := New(src, logger, enabled)
+		cfg := testConfig(zfs.Config{Runner: fixed, Location: time.UTC, Now: func() time.Time { return testNow }}, Config{}, logger)
+		e, err := New(cfg, logger, enabled)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -99,7 +100,7 @@ func TestCapabilitiesWhileVdevPropertiesAreLearned(t *testing.T) {
 		if v, _ := value(fams, "zfs_exporter_capabilities_info", map[string]string{"status_format": "json", "vdev_io": "vdev_properties"}); v != 1 {
 			t.Errorf("round %d: capabilities are not JSON status with vdev properties", round)
 		}
-		caps, err := src.Capabilities(context.Background())
+		caps, err := cfg.ZFS.Capabilities(context.Background())
 		if err != nil {
 			t.Fatal(err)
 		}

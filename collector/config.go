@@ -1,0 +1,65 @@
+package collector
+
+import (
+	"runtime"
+
+	"github.com/zpool-exporter/zpool_exporter/internal/runner"
+	"github.com/zpool-exporter/zpool_exporter/internal/zfs"
+)
+
+// Config is what the collectors read: ZFS through its client, and the
+// operating system's disks and CPU, which are not ZFS.
+type Config struct {
+	// ZFS reads zpool and the kernel's ZFS statistics; required.
+	ZFS *zfs.Client
+	// Runner runs the operating system's commands (ps for the ZFS
+	// threads' CPU, glabel on FreeBSD); required. It is the client's
+	// runner, so that one runner keeps every command line to one process,
+	// and its per-command counts, exported when it keeps them, count
+	// zpool's commands too.
+	Runner runner.Runner
+	// Sampler integrates a long-running `zpool iostat -v INTERVAL` into
+	// counters where vdev properties are not available. Nil disables it.
+	Sampler *IostatSampler
+	// ProcRoot, SysRoot and DevRoot are where procfs, sysfs and /dev are
+	// mounted ("/proc", "/sys", "/dev" unless set): the disk collector reads
+	// diskstats and resolves vdev paths under them, the cpu collector reads
+	// the host's and the ZFS threads' CPU time.
+	ProcRoot string
+	SysRoot  string
+	DevRoot  string
+	// DiskAll makes the disk collector also report disks that back no
+	// pool, with empty pool and vdev labels.
+	DiskAll bool
+	// DiskOS chooses how the disk collector reads disks: "linux"
+	// (/proc/diskstats under ProcRoot), or "illumos", "solaris" and
+	// "freebsd" (DiskSampler). The host's OS unless set.
+	DiskOS string
+	// DiskSampler integrates a long-running `iostat -x INTERVAL` into
+	// per-disk counters on illumos, Solaris and FreeBSD. Nil there leaves
+	// the disk collector without data.
+	DiskSampler *OSIostatSampler
+	// CPUOS chooses how the cpu collector finds the ZFS threads: "linux"
+	// (procfs), "freebsd", "illumos" or "solaris" (ps). The host's OS
+	// unless set.
+	CPUOS string
+}
+
+func (cfg Config) withDefaults() Config {
+	if cfg.DiskOS == "" {
+		cfg.DiskOS = runtime.GOOS
+	}
+	if cfg.CPUOS == "" {
+		cfg.CPUOS = runtime.GOOS
+	}
+	if cfg.ProcRoot == "" {
+		cfg.ProcRoot = "/proc"
+	}
+	if cfg.SysRoot == "" {
+		cfg.SysRoot = "/sys"
+	}
+	if cfg.DevRoot == "" {
+		cfg.DevRoot = "/dev"
+	}
+	return cfg
+}

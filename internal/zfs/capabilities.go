@@ -1,0 +1,168 @@
+package zfs
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/zpool-exporter/zpool_exporter/internal/runner"
+	"github.com/zpool-exporter/zpool_exporter/internal/zfs/zpool"
+)
+
+// Capabilities is what this zpool can print, detected by trying the best
+// form first and logged once.
+type Capabilities struct {
+	StatusFormat string   // "json", "exact" (status -p) or "text"
+	StatusArgs   []string // the `zpool status` arguments of that format
+	GetArgs      []string // the `zpool get ... all` arguments that work here; nil: `get all POOL...`
+	// VdevProperties is true when `zpool get ... all-vdevs` works (OpenZFS
+	// 2.2+); it can only be tried once a pool exists.
+	VdevProperties      bool
+	VdevPropertiesKnown bool
+}
+
+// Status formats.
+const (
+	StatusJSON  = "json"
+	StatusExact = "exact"
+	StatusText  = "text"
+)
+
+// Forms of `zpool get` for pool properties, best first: exact and
+// scripted, then scripted. When neither works (zfs-fuse, old Solaris), the
+// table of `zpool get all POOL...` is read, with the pools from status.
+var getForms = [][]string{{"get", "-Hp", "all"}, {"get", "-H", "all"}}
+
+// Capabilities detects what zpool can do, once. A detection that timed out
+// is not remembered, so a zpool that hung at start is asked again later.
+func (c *Client) Capabilities(ctx context.Context) (Capabilities, error) {
+	caps, ok, failed, _ := c.detected()
+	if ok {
+		return caps, nil
+	}
+	c.detectMu.Lock()
+	defer c.detectMu.Unlock()
+	caps, ok, failedNow, lastErr := c.detected()
+	if ok {
+		return caps, nil
+	}
+	if failedNow != failed {
+		return Capabilities{}, lastErr // one failed while this caller waited
+	}
+	detected, err := c.detect(ctx)
+	if err != nil {
+		c.mu.Lock()
+		c.detectErr = err
+		c.detectFailed++
+		c.mu.Unlock()
+		return Capabilities{}, err
+	}
+	// The client keeps its own copy, which learnVdevProperties updates
+	// under mu; detected is this caller's.
+	stored := detected
+	c.mu.Lock()
+	c.caps = &stored
+	c.mu.Unlock()
+	c.logger.Info("detected zpool capabilities", "status", strings.Join(detected.StatusArgs, " "),
+		"properties", getDescription(detected.GetArgs))
+	return detected, nil
+}
+
+// Detected returns the capabilities once a detection has found them,
+// without detecting: ok is false before.
+func (c *Client) Detected() (caps Capabilities, ok bool) {
+	caps, ok, _, _ = c.detected()
+	return caps, ok
+}
+
+// detected returns a copy of the capabilities once known (ok), and how
+// many detections failed so far with the last one's error. It copies
+// under mu, since learnVdevProperties updates the capabilities in place.
+func (c *Client) detected() (caps Capabilities, ok bool, failed int, err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.caps == nil {
+		return Capabilities{}, false, c.detectFailed, c.detectErr
+	}
+	return *c.caps, true, c.detectFailed, c.detectErr
+}
+
+func (c *Client) detect(ctx context.Context) (Capabilities, error) {
+	var caps Capabilities
+	// The best status form whose output this exporter can also parse.
+	probes := []struct {
+		format string
+		args   []string
+		parse  func([]byte) error
+	}{
+		{StatusJSON, []string{"status", "-j", "--json-int"}, func(b []byte) error {
+			_, err := zpool.ParseStatusJSON(bytes.NewReader(b))
+			return err
+		}},
+		// -s adds the slow I/O column (OpenZFS 0.8+).
+		{StatusExact, []string{"status", "-s", "-p"}, nil},
+		{StatusExact, []string{"status", "-p"}, nil},
+	}
+	caps.StatusFormat, caps.StatusArgs = StatusText, []string{"status"}
+	for _, p := range probes {
+		out, err := c.zpool(ctx, p.args...)
+		if runner.Inconclusive(ctx, err) {
+			return caps, fmt.Errorf("detecting zpool capabilities: %w", err)
+		}
+		if err == nil && p.parse != nil {
+			err = p.parse(out)
+		}
+		if err == nil {
+			caps.StatusFormat, caps.StatusArgs = p.format, p.args
+			break
+		}
+		c.logger.Debug("zpool status form not available", "args", strings.Join(p.args, " "), "err", err)
+	}
+	for _, args := range getForms {
+		_, err := c.zpool(ctx, args...)
+		if runner.Inconclusive(ctx, err) {
+			return caps, fmt.Errorf("detecting zpool capabilities: %w", err)
+		}
+		if err == nil {
+			caps.GetArgs = args
+			break
+		}
+		c.logger.Debug("zpool get form not available", "args", strings.Join(args, " "), "err", err)
+	}
+	return caps, nil
+}
+
+// vdevProperties says whether vdev properties work here: known is false
+// until a pool has been asked.
+func (c *Client) vdevProperties() (available, known bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.caps == nil {
+		return false, false
+	}
+	return c.caps.VdevProperties, c.caps.VdevPropertiesKnown
+}
+
+// learnVdevProperties remembers, and logs once, whether vdev properties
+// work here.
+func (c *Client) learnVdevProperties(available bool, why error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.caps == nil || c.caps.VdevPropertiesKnown {
+		return
+	}
+	c.caps.VdevPropertiesKnown, c.caps.VdevProperties = true, available
+	if available {
+		c.logger.Info("per-vdev I/O counters come from vdev properties")
+	} else {
+		c.logger.Info("vdev properties not available; per-vdev I/O counters come from a zpool iostat stream", "err", why)
+	}
+}
+
+func getDescription(args []string) string {
+	if args == nil {
+		return "get all POOL..."
+	}
+	return strings.Join(args, " ")
+}

@@ -1,0 +1,83 @@
+package zfs
+
+import (
+	"context"
+	"io/fs"
+	"log/slog"
+	"runtime"
+	"sync"
+	"time"
+
+	"github.com/zpool-exporter/zpool_exporter/internal/budget"
+	"github.com/zpool-exporter/zpool_exporter/internal/runner"
+)
+
+// Config says how a Client reaches ZFS.
+type Config struct {
+	// Runner runs zpool, and sysctl or kstat where the kernel's
+	// statistics come from a command; required.
+	Runner runner.Runner
+	// Zpool is the zpool command, "zpool" unless set.
+	Zpool string
+	// Location is the time zone zpool prints dates in (the host's, unless
+	// set).
+	Location *time.Location
+	// Kstat is the kernel's ZFS kstat directory (/proc/spl/kstat/zfs on
+	// Linux); nil where there is none.
+	Kstat fs.FS
+	// KstatOS chooses how kstats are read: "linux" (Kstat), "freebsd"
+	// (sysctl), "illumos" or "solaris" (kstat -p). The host's OS unless
+	// set.
+	KstatOS string
+	// Now is the clock, for tests.
+	Now func() time.Time
+}
+
+// Client reads ZFS for the exporter and keeps what must outlive a scrape:
+// what this zpool can print, and when each source last worked. It is safe
+// for concurrent use.
+type Client struct {
+	cfg    Config
+	logger *slog.Logger
+
+	detectMu sync.Mutex // held while detecting, which may take a whole scrape
+
+	mu   sync.Mutex // guards what follows
+	caps *Capabilities
+	// The last detection that did not conclude, and how many did not: a
+	// caller that waited for one that failed takes its error rather than
+	// wait out a second one in the same scrape.
+	detectErr    error
+	detectFailed int
+	freshness    map[string]SourceState
+}
+
+// New returns a Client; capabilities are detected on first use.
+func New(cfg Config, logger *slog.Logger) *Client {
+	if cfg.Zpool == "" {
+		cfg.Zpool = "zpool"
+	}
+	if cfg.Location == nil {
+		cfg.Location = time.Local
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.KstatOS == "" {
+		cfg.KstatOS = runtime.GOOS
+	}
+	return &Client{cfg: cfg, logger: logger, freshness: map[string]SourceState{}}
+}
+
+// zpool runs the zpool command with a deadline a little before ctx's, so
+// that when it hangs (a suspended pool can hang zpool in the kernel) the
+// kstat fallback still has time to answer within the deadline.
+func (c *Client) zpool(ctx context.Context, args ...string) ([]byte, error) {
+	if deadline, ok := ctx.Deadline(); ok {
+		reserve := budget.FallbackReserve(time.Until(deadline))
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, deadline.Add(-reserve))
+		defer cancel()
+	}
+	return c.cfg.Runner.Run(ctx, c.cfg.Zpool, args...)
+}

@@ -1,0 +1,147 @@
+package zfs
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"os"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/zpool-exporter/zpool_exporter/internal/runner"
+	"github.com/zpool-exporter/zpool_exporter/internal/zfs/zpool"
+)
+
+var testNow = time.Date(2026, 11, 30, 8, 0, 0, 0, time.UTC)
+
+// countingRunner passes commands to a runner and counts each command line.
+type countingRunner struct {
+	runner.Runner
+	mu    sync.Mutex
+	lines map[string]int
+}
+
+func (r *countingRunner) Run(ctx context.Context, name string, args ...string) ([]byte, error) {
+	r.mu.Lock()
+	r.lines[runner.CommandLine(name, args...)]++
+	r.mu.Unlock()
+	return r.Runner.Run(ctx, name, args...)
+}
+
+func (r *countingRunner) runs(line string) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.lines[line]
+}
+
+func replayClient(t *testing.T, dir string, scenarios ...string) (*Client, *countingRunner) {
+	t.Helper()
+	replay, err := runner.NewReplayWithOptions(dir, runner.ReplayOptions{Scenarios: scenarios})
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := &countingRunner{Runner: replay, lines: map[string]int{}}
+	return New(Config{Runner: run, Location: time.UTC, Now: func() time.Time { return testNow }}, slog.New(slog.DiscardHandler)), run
+}
+
+// zfs-fuse's zpool takes neither -j, -p nor get -H: status is read as
+// text, and the properties as the table of the pools status shows, which
+// a scrape takes from its own status rather than run zpool status again.
+func TestScrapeSharesStatusWithTheTableOfProperties(t *testing.T) {
+	client, run := replayClient(t, "../../collector/testdata/replay/zfs-fuse/000")
+	ctx := context.Background()
+	scrape := client.NewScrape()
+	st, err := scrape.Status(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	props, err := scrape.Properties(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(st.Pools) != 2 || len(props) == 0 {
+		t.Fatalf("%d pools and %d properties, want backup and tank with their properties", len(st.Pools), len(props))
+	}
+	caps, ok := client.Detected()
+	if !ok || caps.StatusFormat != StatusText || caps.GetArgs != nil {
+		t.Errorf("capabilities %+v (detected %v), want text status and the table of get all", caps, ok)
+	}
+	if n := run.runs("zpool status"); n != 1 {
+		t.Errorf("zpool status ran %d times in one scrape, want 1", n)
+	}
+	if n := run.runs("zpool get all backup tank"); n != 1 {
+		t.Errorf("zpool get all backup tank ran %d times, want 1", n)
+	}
+	// Outside a scrape each read runs its command.
+	if _, err := client.Properties(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := run.runs("zpool status"); n != 2 {
+		t.Errorf("the client's Properties ran zpool status %d times in all, want 2", n)
+	}
+}
+
+// OpenZFS 2.3: JSON status and exact, scripted properties; vdev properties
+// are learned from the first pool asked.
+func TestCapabilitiesOfOpenZFS23(t *testing.T) {
+	client, _ := replayClient(t, "zpool/testdata/openzfs-2.3-guest", "01-created")
+	ctx := context.Background()
+	caps, err := client.Capabilities(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if caps.StatusFormat != StatusJSON || len(caps.GetArgs) != 3 || caps.GetArgs[1] != "-Hp" || caps.VdevPropertiesKnown {
+		t.Errorf("capabilities %+v, want JSON status, get -Hp, vdev properties not yet known", caps)
+	}
+	props, ok, err := client.VdevProperties(ctx, "mir")
+	if err != nil || !ok || len(props) == 0 {
+		t.Fatalf("vdev properties of mir: %d, %v, %v", len(props), ok, err)
+	}
+	if caps, _ := client.Detected(); !caps.VdevPropertiesKnown || !caps.VdevProperties {
+		t.Errorf("capabilities %+v after a pool's vdev properties, want them known and available", caps)
+	}
+	if st := client.Freshness()[SourceVdevProperties]; !st.Up || !st.LastSuccess.Equal(testNow) {
+		t.Errorf("freshness of %s: %+v", SourceVdevProperties, st)
+	}
+}
+
+// failingRunner fails every command, as a missing zpool does.
+type failingRunner struct{}
+
+func (failingRunner) Run(context.Context, string, ...string) ([]byte, error) {
+	return nil, os.ErrNotExist
+}
+
+// A source is down from its first failed read, and stays without a time
+// of success until it answers.
+func TestFreshnessOfAFailedStatus(t *testing.T) {
+	client := New(Config{Runner: failingRunner{}, Now: func() time.Time { return testNow }}, slog.New(slog.DiscardHandler))
+	if _, err := client.Status(context.Background()); err == nil {
+		t.Fatal("zpool status read without zpool")
+	}
+	got := client.Freshness()
+	if st, ok := got[SourceStatus]; !ok || st.Up || !st.LastSuccess.IsZero() {
+		t.Errorf("freshness of %s: %+v (present %v), want down, never successful", SourceStatus, st, ok)
+	}
+	if len(got) != 1 {
+		t.Errorf("freshness of %d sources, want zpool_status alone: %v", len(got), got)
+	}
+}
+
+// A scrape given its status runs no zpool status, and hands out the status
+// or the error it was given.
+func TestScrapeWithStatus(t *testing.T) {
+	client, run := replayClient(t, "../../collector/testdata/replay/zfs-fuse/000")
+	given := &zpool.Status{Pools: []*zpool.Pool{{Name: "tank", State: "online"}}}
+	if st, err := client.NewScrapeWithStatus(given, nil).Status(context.Background()); st != given || err != nil {
+		t.Errorf("got %v, %v; want the status given", st, err)
+	}
+	failed := errors.New("zpool status hung")
+	if _, err := client.NewScrapeWithStatus(nil, failed).Status(context.Background()); !errors.Is(err, failed) {
+		t.Errorf("got error %v, want the one given", err)
+	}
+	if n := run.runs("zpool status"); n != 0 {
+		t.Errorf("zpool status ran %d times", n)
+	}
+}

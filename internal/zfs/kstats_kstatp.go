@@ -1,0 +1,44 @@
+package zfs
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/zpool-exporter/zpool_exporter/internal/runner"
+	"github.com/zpool-exporter/zpool_exporter/internal/zfs/kstat"
+)
+
+// kstatPKstats reads illumos's and Solaris's ZFS kstats with `kstat -p`:
+// every kstat of module zfs, instance 0, which holds arcstats, the other
+// module-wide kstats and one I/O kstat per pool, named after the pool.
+type kstatPKstats struct{ runner runner.Runner }
+
+// kstatPArgs is the kstat command line: one run reads them all.
+var kstatPArgs = []string{"-p", "-m", "zfs", "-i", "0"}
+
+func (k kstatPKstats) snapshot(ctx context.Context) (*Kstats, error) {
+	out, err := k.runner.Run(ctx, "kstat", kstatPArgs...)
+	if err != nil {
+		return nil, err
+	}
+	stats, err := kstat.ParseKstatP(bytes.NewReader(out))
+	if err != nil {
+		return nil, fmt.Errorf("parsing output of `kstat %s`: %w", strings.Join(kstatPArgs, " "), err)
+	}
+	arc, ok := kstat.ARCFromKstatP(stats)
+	if !ok {
+		return nil, ErrNoKstats
+	}
+	snap := &Kstats{ARC: &arc, Misc: map[string]kstat.Misc{}}
+	for _, name := range kstat.MiscKstats {
+		if m, ok := kstat.MiscFromKstatP(stats, name); ok {
+			snap.Misc[name] = m
+		}
+	}
+	snap.PoolIO, err = kstat.PoolIOFromKstatP(stats)
+	return snap, err
+}
+
+func (kstatPKstats) poolStates(context.Context) (map[string]string, error) { return nil, nil }
