@@ -126,9 +126,6 @@ func New(cfg Config, logger *slog.Logger, enabled map[string]bool) (*Exporter, e
 	return e, nil
 }
 
-// ZFS returns the client the collectors read ZFS through.
-func (e *Exporter) ZFS() *zfs.Client { return e.cfg.ZFS }
-
 // Enabled lists the names of the collectors that run, sorted.
 func (e *Exporter) Enabled() []string {
 	names := make([]string, 0, len(e.collectors))
@@ -145,9 +142,9 @@ func (e *Exporter) Scraper(ctx context.Context) prometheus.Collector {
 	return &scraper{e: e, ctx: ctx}
 }
 
-// ScraperFor is Scraper reading through the caller's scrape, so that the
+// scraperFor is Scraper reading through the caller's scrape, so that the
 // caller can then take the same `zpool status` the collectors read.
-func (e *Exporter) ScraperFor(ctx context.Context, scrape *zfs.Scrape) prometheus.Collector {
+func (e *Exporter) scraperFor(ctx context.Context, scrape *zfs.Scrape) prometheus.Collector {
 	return &scraper{e: e, ctx: ctx, scrape: scrape}
 }
 

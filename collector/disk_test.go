@@ -73,7 +73,7 @@ func (f fixedStatus) Describe(chan<- *prometheus.Desc) {}
 
 func (f fixedStatus) Collect(ch chan<- prometheus.Metric) {
 	scrape := f.e.cfg.ZFS.NewScrapeWithStatus(f.status, nil)
-	f.e.ScraperFor(context.Background(), scrape).Collect(ch)
+	f.e.scraperFor(context.Background(), scrape).Collect(ch)
 }
 
 // failedStatus runs the exporter's collectors on a scrape whose zpool
@@ -87,7 +87,7 @@ func (f failedStatus) Describe(chan<- *prometheus.Desc) {}
 
 func (f failedStatus) Collect(ch chan<- prometheus.Metric) {
 	scrape := f.e.cfg.ZFS.NewScrapeWithStatus(nil, f.err)
-	f.e.ScraperFor(context.Background(), scrape).Collect(ch)
+	f.e.scraperFor(context.Background(), scrape).Collect(ch)
 }
 
 func diskExporter(t *testing.T, all bool, logs *bytes.Buffer) *Exporter {

@@ -159,21 +159,20 @@ func run(args []string, stdout, stderr io.Writer) int {
 	// collectors through one shared gather: a collector refuses to run
 	// twice at once. A gather outlives the reader that started it (others
 	// may join it), so shutdown, not its readers, ends it.
-	gather := statuspage.Gather(exporter)
-	shared := history.NewSharedWith(func(ctx context.Context) ([]*dto.MetricFamily, any, error) {
+	shared := collector.NewShared(func(ctx context.Context) collector.Reading {
 		defer running.track("a scrape")()
 		ctx, cancel := context.WithCancel(ctx)
 		defer cancel()
 		defer context.AfterFunc(work, cancel)()
-		return gather(ctx)
-	}, nil)
+		return exporter.Gather(ctx)
+	})
 	var (
 		windows  *benchwindow.Store
 		recorder *history.Recorder
 	)
 	if o.benchmarkAPI {
 		recorder = history.NewRecorder(history.Options{
-			Gather:    shared.Gather,
+			Gather:    shared.Metrics,
 			Metrics:   benchmetrics.Families,
 			Activity:  func() (bool, time.Time) { return windows.Activity() },
 			Interval:  o.historyInterval,
@@ -232,7 +231,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		if windows != nil {
 			opts.Windows = windows.List
 		}
-		mux.Handle("/", statuspage.New(statuspage.FromShared(shared), opts))
+		mux.Handle("/", statuspage.New(pageReading(shared), opts))
 	}
 	// Requests run under work too: at shutdown the scrapes in flight end
 	// with their commands rather than at their deadline.
@@ -410,7 +409,7 @@ func kstatFS(o options) fs.FS {
 // from Prometheus's scrape timeout header and --scrape.timeout; a request
 // that comes while another reader's gather runs shares it.
 type metricsHandler struct {
-	shared  *history.Shared
+	shared  *collector.Shared
 	base    prometheus.Gatherer
 	timeout time.Duration
 	offset  time.Duration
@@ -434,6 +433,20 @@ func (h *metricsHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		ErrorHandling: promhttp.ContinueOnError,
 	}).ServeHTTP(w, r)
 	h.logger.Debug("scrape served", "timeout", timeout, "duration_seconds", time.Since(began).Seconds())
+}
+
+// pageReading is the status page's reading of the shared gather: its
+// metrics, and the `zpool status` its collectors read.
+func pageReading(shared *collector.Shared) statuspage.ReadFunc {
+	return func(ctx context.Context) statuspage.Reading {
+		r, err := shared.Gather(ctx)
+		if err != nil {
+			// The reading's deadline came before the gather's end.
+			return statuspage.Reading{Time: time.Now(), StatusErr: fmt.Errorf("reading the collectors: %w", err)}
+		}
+		st, err := r.Status(ctx)
+		return statuspage.Reading{Time: r.Time, Families: r.Families, Status: st, StatusErr: err}
+	}
 }
 
 func runOnce(ctx context.Context, o options, exporter *collector.Exporter, base prometheus.Gatherer, stdout io.Writer, logger *slog.Logger) int {

@@ -40,6 +40,11 @@ const (
 // millisecond timestamp and a float64, with the slack of growing slices).
 const BytesPerSample = 32
 
+// GatherFunc takes one reading of the exporter's metrics under ctx and
+// tells when it was taken. The exporter's is its shared gather
+// (collector.Shared), which /metrics and the status page read too.
+type GatherFunc func(ctx context.Context) (families []*dto.MetricFamily, at time.Time, err error)
+
 // Options configure a Recorder.
 type Options struct {
 	// Gather reads the exporter's metrics; required.

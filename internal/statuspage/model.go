@@ -6,7 +6,6 @@ import (
 
 	dto "github.com/prometheus/client_model/go"
 
-	"github.com/zpool-exporter/zpool_exporter/collector"
 	"github.com/zpool-exporter/zpool_exporter/internal/benchwindow"
 	"github.com/zpool-exporter/zpool_exporter/internal/zfs"
 	"github.com/zpool-exporter/zpool_exporter/internal/zfs/zpool"
@@ -144,7 +143,7 @@ func build(r Reading, rates *rateTracker) View {
 	// properties.
 	var sampled time.Time
 	for _, s := range m.series("zfs_exporter_source_last_success_timestamp_seconds") {
-		if src := s.labels["source"]; src == collector.SourceIostatStream || src == zfs.SourceVdevProperties {
+		if src := s.labels["source"]; src == "zpool_iostat_stream" || src == zfs.SourceVdevProperties {
 			if at := unixTime(s.value); at.After(sampled) {
 				sampled = at
 			}

@@ -10,70 +10,21 @@ import (
 	"bytes"
 	"context"
 	_ "embed"
-	"fmt"
 	"html/template"
 	"log/slog"
 	"net/http"
 	"sync"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-	dto "github.com/prometheus/client_model/go"
-
-	"github.com/zpool-exporter/zpool_exporter/collector"
 	"github.com/zpool-exporter/zpool_exporter/internal/benchwindow"
-	"github.com/zpool-exporter/zpool_exporter/internal/history"
-	"github.com/zpool-exporter/zpool_exporter/internal/zfs"
 )
 
-// ReadFunc takes one reading of the host under ctx's deadline.
+// ReadFunc takes one reading of the host under ctx's deadline. The
+// exporter's reads through the gather that /metrics and the benchmark
+// history share (collector.Shared): the page then joins a gather running
+// for them, rather than run the collectors beside it, where they would
+// refuse to start and be reported as failed.
 type ReadFunc func(ctx context.Context) Reading
-
-// Gather is the exporter's gather for history.NewSharedWith: one scrape of
-// every enabled collector, returned with the scrape itself, whose
-// `zpool status` FromShared shows beside the metrics.
-func Gather(e *collector.Exporter) func(ctx context.Context) ([]*dto.MetricFamily, any, error) {
-	return func(ctx context.Context) ([]*dto.MetricFamily, any, error) {
-		scrape := e.ZFS().NewScrape()
-		reg := prometheus.NewRegistry()
-		reg.MustRegister(e.ScraperFor(ctx, scrape))
-		families, err := reg.Gather()
-		return families, scrape, err
-	}
-}
-
-// FromShared reads through shared, a history.Shared over Gather: the page
-// then joins the gather that /metrics or the benchmark history is running,
-// rather than running the collectors beside it, where they would refuse to
-// start and be reported as failed. One gather gives both the metrics and
-// the `zpool status` they came from.
-func FromShared(shared *history.Shared) ReadFunc {
-	return func(ctx context.Context) Reading {
-		// An error of a gather that returned metrics tells of collectors
-		// that failed; the page shows them from
-		// zfs_exporter_collector_success, so the error itself is not needed.
-		families, extra, at, err := shared.GatherWith(ctx)
-		r := Reading{Time: at, Families: families}
-		scrape, ok := extra.(*zfs.Scrape)
-		switch {
-		case ok:
-			r.Status, r.StatusErr = scrape.Status(ctx)
-		case err != nil:
-			// The reading's deadline came before the gather's end.
-			r.Time, r.StatusErr = time.Now(), fmt.Errorf("reading the collectors: %w", err)
-		default:
-			r.StatusErr = fmt.Errorf("reading the collectors: the gather returned %T, not the scrape statuspage.Gather returns", extra)
-		}
-		return r
-	}
-}
-
-// FromExporter reads through the exporter's collectors on its own, for an
-// exporter that nothing else scrapes; with /metrics beside the page, read
-// through one history.Shared with FromShared.
-func FromExporter(e *collector.Exporter) ReadFunc {
-	return FromShared(history.NewSharedWith(Gather(e), nil))
-}
 
 // Options configure a Page.
 type Options struct {

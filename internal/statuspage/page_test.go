@@ -19,10 +19,16 @@ import (
 	"github.com/zpool-exporter/zpool_exporter/internal/replaytest"
 )
 
-// replayRead reads through real collectors over a replay directory.
+// replayRead reads through real collectors over a replay directory, as
+// the exporter's page does but for the gather it shares with /metrics.
 func replayRead(t *testing.T, dir string) ReadFunc {
 	t.Helper()
-	return FromExporter(replaytest.Exporter(t, dir, "status", "properties"))
+	e := replaytest.Exporter(t, dir, "status", "properties")
+	return func(ctx context.Context) Reading {
+		r := e.Gather(ctx)
+		st, err := r.Status(ctx)
+		return Reading{Time: r.Time, Families: r.Families, Status: st, StatusErr: err}
+	}
 }
 
 func get(t *testing.T, h http.Handler, target string) (int, string) {

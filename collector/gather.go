@@ -1,0 +1,52 @@
+package collector
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
+
+	"github.com/zpool-exporter/zpool_exporter/internal/zfs"
+	"github.com/zpool-exporter/zpool_exporter/internal/zfs/zpool"
+)
+
+// Reading is one gather of every enabled collector: the metric families,
+// when the gather began, and through Status the `zpool status` they were
+// read from. Readers that share a gather share its Reading and must not
+// change it.
+type Reading struct {
+	Time     time.Time
+	Families []*dto.MetricFamily
+	// Err tells of metrics the registry refused; Families holds the rest,
+	// as /metrics serves them.
+	Err error
+
+	scrape *zfs.Scrape
+}
+
+// Status returns the `zpool status` that the collectors of the gather
+// read. When none of them read it (the status, vdev_io and disk
+// collectors all off), it is read now, under ctx.
+func (r Reading) Status(ctx context.Context) (*zpool.Status, error) {
+	if r.scrape == nil {
+		return nil, errNotGathered
+	}
+	return r.scrape.Status(ctx)
+}
+
+// errNotGathered is the status of a Reading that Gather did not make.
+var errNotGathered = errors.New("the reading comes from no gather of the collectors")
+
+// Gather runs every enabled collector once under ctx, whose deadline is
+// the scrape's. Readers that may overlap (/metrics, the status page, the
+// benchmark history) gather through one Shared: a collector still at work
+// for one of them would refuse to run for another, and be reported failed.
+func (e *Exporter) Gather(ctx context.Context) Reading {
+	r := Reading{Time: time.Now(), scrape: e.cfg.ZFS.NewScrape()}
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(e.scraperFor(ctx, r.scrape))
+	r.Families, r.Err = reg.Gather()
+	return r
+}

@@ -1,0 +1,127 @@
+package collector
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
+
+	"github.com/zpool-exporter/zpool_exporter/internal/budget"
+)
+
+// Shared runs one gather at a time for every reader: a reader that comes
+// while a gather is running waits for it and gets its reading, instead of
+// starting its own. The collectors refuse to run twice at once (a
+// collector still running is reported as failed in the second scrape), so
+// /metrics, the status page and the benchmark history read through one
+// Shared, or one of them would miss collectors whenever they overlap.
+//
+// A reading is not reused once its gather has ended: each reader gets
+// metrics read no earlier than its request began, or during the gather
+// running when it came, so that timestamps stay as close as a scrape's.
+type Shared struct {
+	gather func(ctx context.Context) Reading
+
+	mu       sync.Mutex
+	inflight *call
+	gathers  uint64 // gathers started
+	joins    uint64 // reads served by a gather another reader started
+}
+
+type call struct {
+	done    chan struct{}
+	reading Reading
+}
+
+// NewShared returns a Shared over gather, normally Exporter.Gather, which
+// its caller may wrap to track the gathers and end them at shutdown: a
+// gather outlives the reader that started it, since others may join it.
+func NewShared(gather func(ctx context.Context) Reading) *Shared {
+	return &Shared{gather: gather}
+}
+
+// Gather returns the reading of the running gather, or of a new one when
+// none runs. A new gather runs under ctx's deadline but not its
+// cancellation, since other readers may join it; a reader canceled before
+// the reading, or still without one budget.ReaderGrace past its deadline,
+// gets ctx's error and no reading.
+func (s *Shared) Gather(ctx context.Context) (Reading, error) {
+	s.mu.Lock()
+	c := s.inflight
+	if c == nil {
+		c = &call{done: make(chan struct{})}
+		s.inflight = c
+		s.gathers++
+		gctx, cancel := context.WithoutCancel(ctx), context.CancelFunc(func() {})
+		if deadline, ok := ctx.Deadline(); ok {
+			gctx, cancel = context.WithDeadline(gctx, deadline)
+		}
+		go func() {
+			defer cancel()
+			c.reading = s.gather(gctx)
+			s.mu.Lock()
+			s.inflight = nil
+			s.mu.Unlock()
+			close(c.done)
+		}()
+	} else {
+		s.joins++
+	}
+	s.mu.Unlock()
+	// Past its deadline a reader still waits a moment: collectors report
+	// what they have at the deadline and leave behind those that hang, so
+	// the reading, partial, comes just after it. A reader that is canceled
+	// (its client went away) stops at once.
+	var late <-chan time.Time
+	if deadline, ok := ctx.Deadline(); ok {
+		timer := time.NewTimer(time.Until(deadline) + budget.ReaderGrace)
+		defer timer.Stop()
+		late = timer.C
+	}
+	canceled := make(chan struct{})
+	stop := context.AfterFunc(ctx, func() {
+		if errors.Is(ctx.Err(), context.Canceled) {
+			close(canceled)
+		}
+	})
+	defer stop()
+	select {
+	case <-c.done:
+		return c.reading, nil
+	case <-late:
+		return Reading{}, ctx.Err()
+	case <-canceled:
+		return Reading{}, ctx.Err()
+	}
+}
+
+// Metrics is Gather for a reader of the metrics alone (the benchmark
+// history): the families, when their gather began, and the reader's error
+// or the registry's.
+func (s *Shared) Metrics(ctx context.Context) ([]*dto.MetricFamily, time.Time, error) {
+	r, err := s.Gather(ctx)
+	if err != nil {
+		return nil, time.Time{}, err
+	}
+	return r.Families, r.Time, r.Err
+}
+
+// Gatherer is a prometheus.Gatherer reading through s under ctx, for
+// promhttp.HandlerFor.
+func (s *Shared) Gatherer(ctx context.Context) prometheus.Gatherer {
+	return prometheus.GathererFunc(func() ([]*dto.MetricFamily, error) {
+		families, _, err := s.Metrics(ctx)
+		return families, err
+	})
+}
+
+// Counts tells how many gathers ran and how many reads joined one that
+// another reader had started.
+func (s *Shared) Counts() (gathers, joins uint64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.gathers, s.joins
+}
