@@ -171,17 +171,19 @@ func run(args []string, stdout, stderr io.Writer) int {
 		recorder *history.Recorder
 	)
 	if o.benchmarkAPI {
+		windows = benchwindow.NewStore(benchwindow.Options{Retention: time.Duration(o.benchmarkRetention),
+			MaxDuration: time.Duration(o.benchmarkMaxWindow)})
 		recorder = history.NewRecorder(history.Options{
 			Gather:    shared.Metrics,
 			Metrics:   benchmetrics.Families,
-			Activity:  func() (bool, time.Time) { return windows.Activity() },
+			Activity:  windows.Activity,
 			Interval:  o.historyInterval,
 			Retention: o.historyRetention,
 			Timeout:   o.scrapeTimeout,
 			Logger:    logger,
 		})
-		windows = benchwindow.NewStore(benchwindow.Options{Retention: time.Duration(o.benchmarkRetention),
-			MaxDuration: time.Duration(o.benchmarkMaxWindow), Notify: recorder.Wake})
+		// The history reads at once when a window starts or ends.
+		windows.OnChange(recorder.Wake)
 		base.MustRegister(benchwindow.NewCollector(windows))
 		running.Go("the benchmark history", func() { recorder.Run(work) })
 	}

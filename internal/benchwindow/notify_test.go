@@ -6,29 +6,29 @@ import (
 	"time"
 )
 
-// Notify runs once per window started or ended, after the store changed
-// and outside its lock (the hook reads the store); failed calls do not run
-// it. Activity follows the windows.
-func TestNotifyAndActivity(t *testing.T) {
+// OnChange's hook runs once per window started or ended, after the store
+// changed and outside its lock (the hook reads the store); failed calls do
+// not run it. Activity follows the windows.
+func TestOnChangeAndActivity(t *testing.T) {
 	c := newClock()
-	var s *Store
 	type seen struct {
 		active  bool
 		lastEnd time.Time
 	}
 	var calls []seen
-	s = NewStore(Options{Now: c.Now, Notify: func() {
+	s := NewStore(Options{Now: c.Now})
+	s.OnChange(func() {
 		// Would deadlock if called under the lock.
 		active, lastEnd := s.Activity()
 		calls = append(calls, seen{active, lastEnd})
-	}})
+	})
 
 	if active, lastEnd := s.Activity(); active || !lastEnd.IsZero() {
 		t.Fatalf("empty store: Activity() = %v, %v; want false, zero", active, lastEnd)
 	}
 	a := mustStart(t, s, "a", "tank", "")
 	if len(calls) != 1 || !calls[0].active || !calls[0].lastEnd.IsZero() {
-		t.Fatalf("after Start, Notify saw %+v; want one call seeing a running window", calls)
+		t.Fatalf("after Start, the hook saw %+v; want one call seeing a running window", calls)
 	}
 	c.Advance(time.Second)
 	b := mustStart(t, s, "b", "tank", "")
@@ -38,7 +38,7 @@ func TestNotifyAndActivity(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(calls) != 3 || !calls[2].active || !calls[2].lastEnd.Equal(endA.End) {
-		t.Fatalf("after ending a with b running, Notify saw %+v; want 3 calls, the last active with end %v", calls, endA.End)
+		t.Fatalf("after ending a with b running, the hook saw %+v; want 3 calls, the last active with end %v", calls, endA.End)
 	}
 
 	// Failures change nothing and notify nobody.
@@ -61,7 +61,7 @@ func TestNotifyAndActivity(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(calls) != 4 || calls[3].active || !calls[3].lastEnd.Equal(endB.End) || !endB.End.After(endA.End) {
-		t.Fatalf("after ending b, Notify saw %+v; want 4 calls, the last inactive with end %v", calls, endB.End)
+		t.Fatalf("after ending b, the hook saw %+v; want 4 calls, the last inactive with end %v", calls, endB.End)
 	}
 	// The last end outlives the window's retention.
 	c.Advance(DefaultRetention + time.Hour)
@@ -73,8 +73,8 @@ func TestNotifyAndActivity(t *testing.T) {
 	}
 }
 
-// A store without Notify works as before.
-func TestNoNotify(t *testing.T) {
+// A store without an OnChange hook works alike.
+func TestWithoutOnChange(t *testing.T) {
 	s := NewStore(Options{})
 	w := mustStart(t, s, "a", "", "")
 	if active, _ := s.Activity(); !active {

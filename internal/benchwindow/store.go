@@ -125,20 +125,17 @@ type Options struct {
 	MaxWindows int
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
-	// Notify, when not nil, is called after a window started or ended,
-	// outside the store's lock, so that it may read the store. It runs on
-	// the caller's goroutine and must not block.
-	Notify func()
 }
 
 // Store holds benchmark windows in memory. It is safe for concurrent use.
 type Store struct {
 	opts Options
 
-	mu      sync.Mutex
-	windows []*Window // in start order, oldest first
-	started uint64    // windows started since the store was made
-	lastEnd time.Time // when the last window ended, even one dropped since
+	mu       sync.Mutex
+	windows  []*Window // in start order, oldest first
+	started  uint64    // windows started since the store was made
+	lastEnd  time.Time // when the last window ended, even one dropped since
+	onChange func()    // see OnChange
 }
 
 // NewStore returns an empty store.
@@ -153,6 +150,16 @@ func NewStore(opts Options) *Store {
 		opts.Now = time.Now
 	}
 	return &Store{opts: opts}
+}
+
+// OnChange makes the store call f after each window that starts or ends,
+// outside its lock, so that f may read the store. f runs on the caller's
+// goroutine and must not block. It is set once the store exists, so that
+// what f wakes (the benchmark history) can itself be made from the store.
+func (s *Store) OnChange(f func()) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.onChange = f
 }
 
 // Retention is how long the store keeps ended windows.
@@ -242,8 +249,11 @@ func (s *Store) end(id string) (Window, error) {
 }
 
 func (s *Store) notify() {
-	if s.opts.Notify != nil {
-		s.opts.Notify()
+	s.mu.Lock()
+	f := s.onChange
+	s.mu.Unlock()
+	if f != nil {
+		f()
 	}
 }
 
