@@ -9,28 +9,85 @@ import (
 
 const module = "github.com/zpool-exporter/zpool_exporter"
 
+// goList runs go list with args from the module's root and returns its
+// output's lines.
+func goList(t *testing.T, args ...string) []string {
+	t.Helper()
+	cmd := exec.Command("go", append([]string{"list"}, args...)...)
+	cmd.Dir = "../.."
+	out, err := cmd.Output()
+	if err != nil {
+		if exit, ok := err.(*exec.ExitError); ok {
+			t.Fatalf("go list %s: %v\n%s", strings.Join(args, " "), err, exit.Stderr)
+		}
+		t.Fatalf("go list %s: %v", strings.Join(args, " "), err)
+	}
+	return strings.Split(strings.TrimSpace(string(out)), "\n")
+}
+
 // The exporter links the names of the families a benchmark report reads,
 // for its history, but neither the report nor the workload parsers, which
 // only zpool_bench needs.
 func TestExporterLinksNoBenchmarkReport(t *testing.T) {
-	out, err := exec.Command("go", "list", "-deps", ".").Output()
-	if err != nil {
-		if exit, ok := err.(*exec.ExitError); ok {
-			t.Fatalf("go list -deps: %v\n%s", err, exit.Stderr)
-		}
-		t.Fatalf("go list -deps: %v", err)
-	}
-	deps := strings.Fields(string(out))
+	deps := goList(t, "-deps", "./cmd/zpool_exporter")
 	// A listing without the packages the exporter does link would prove
 	// nothing about those it must not.
 	for _, pkg := range []string{module + "/collector", module + "/internal/benchmetrics"} {
 		if !slices.Contains(deps, pkg) {
-			t.Fatalf("go list -deps . does not list %s:\n%s", pkg, out)
+			t.Fatalf("go list -deps does not list %s:\n%s", pkg, strings.Join(deps, "\n"))
 		}
 	}
 	for _, pkg := range []string{module + "/internal/benchreport", module + "/internal/workload"} {
 		if slices.Contains(deps, pkg) {
 			t.Errorf("zpool_exporter links %s", pkg)
 		}
+	}
+}
+
+// ZFS is read through the client, internal/zfs: the status page and
+// poolconfig import it and not the collectors, which map what it reads to
+// metrics; the collectors know nothing of the history and the status page
+// that read their gather; and zpool_bench, which reads a pool's
+// configuration, links no collector.
+func TestReadersOfZFSImportTheClient(t *testing.T) {
+	imports := map[string][]string{}
+	for _, line := range goList(t, "-f", `{{.ImportPath}} {{join .Imports " "}}`, "./...") {
+		fields := strings.Fields(line)
+		imports[fields[0]] = fields[1:]
+	}
+	for _, pkg := range []string{"internal/poolconfig", "internal/statuspage"} {
+		got, ok := imports[module+"/"+pkg]
+		if !ok {
+			t.Fatalf("go list ./... does not list %s", pkg)
+		}
+		if !slices.Contains(got, module+"/internal/zfs") {
+			t.Errorf("%s does not import the client internal/zfs: %v", pkg, got)
+		}
+		if slices.Contains(got, module+"/collector") {
+			t.Errorf("%s imports collector", pkg)
+		}
+	}
+	for pkg, got := range imports {
+		if pkg != module+"/collector" && !strings.HasPrefix(pkg, module+"/collector/") {
+			continue
+		}
+		for _, forbidden := range []string{"internal/history", "internal/statuspage"} {
+			if slices.Contains(got, module+"/"+forbidden) {
+				t.Errorf("%s imports %s", pkg, forbidden)
+			}
+		}
+	}
+	deps := goList(t, "-deps", "./collector/...")
+	for _, forbidden := range []string{"internal/history", "internal/statuspage"} {
+		if slices.Contains(deps, module+"/"+forbidden) {
+			t.Errorf("collector depends on %s", forbidden)
+		}
+	}
+	bench := goList(t, "-deps", "./cmd/zpool_bench")
+	if !slices.Contains(bench, module+"/internal/zfs") {
+		t.Fatalf("go list -deps ./cmd/zpool_bench does not list internal/zfs:\n%s", strings.Join(bench, "\n"))
+	}
+	if slices.Contains(bench, module+"/collector") {
+		t.Error("zpool_bench links collector")
 	}
 }
