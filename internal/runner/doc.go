@@ -12,9 +12,10 @@
 //
 // Replay serves captured outputs from a directory instead (see REPLAY.md),
 // for tests, demos and offline analysis. Both implement Runner, Streamer and
-// StatsReporter, so collectors do not know which one they use.
+// StatsReporter, so the ZFS client and the collectors do not know which
+// one they use.
 //
-// A collector runs a command under its scrape's deadline and parses the
+// The ZFS client runs a command under its scrape's deadline and parses the
 // output:
 //
 //	out, err := r.Run(ctx, "zpool", "status", "-p")
