@@ -1,0 +1,323 @@
+package benchhost
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/zpool-exporter/zpool_exporter/internal/runner"
+)
+
+// The guest's captures that a host's outputs are written after.
+const (
+	zpoolCaptures = "../zfs/zpool/testdata/openzfs-%s-guest"
+	kstatCaptures = "../../collector/testdata/openzfs-2.4-guest"
+	modelScenario = "01-created"
+	modelPool     = "r10"
+)
+
+// asModel renames a generated pool of 4 leaves after r10 of the captures,
+// whose leaves are virtio-zd03 to zd06.
+var asModel = strings.NewReplacer("tank0", modelPool,
+	"virtio-zd01", "virtio-zd03", "virtio-zd02", "virtio-zd04", "virtio-zd03", "virtio-zd05", "virtio-zd04", "virtio-zd06")
+
+// captured returns the output of a command in the guest's 01-created
+// scenario.
+func captured(t *testing.T, dir, line string) []byte {
+	t.Helper()
+	data := readFile(t, dir, modelScenario+"__"+runner.CaptureFileName(line))
+	command, body, err := splitCapture(data)
+	if err != nil || command != line {
+		t.Fatalf("capture of %s: command %q, %v", line, command, err)
+	}
+	return body
+}
+
+// A generated pool of two mirrors is r10 of the captures: the same
+// commands, rows, columns, JSON keys and kstats, with values that differ
+// only where names, GUIDs and the figures that add up across vdevs do.
+func TestGeneratedPoolIsLikeCapture(t *testing.T) {
+	for _, version := range Versions {
+		t.Run(version, func(t *testing.T) {
+			dir := writeHost(t, Spec{Pools: 1, Leaves: 4, Version: version})
+			model := fmt.Sprintf(zpoolCaptures, version)
+			checkCommands(t, dir, model)
+			checkVdevProperties(t, dir, model)
+			checkPoolProperties(t, dir, model)
+			checkStatusJSON(t, dir, model)
+			for _, line := range []string{"zpool status", "zpool status -p", "zpool status -s -p"} {
+				checkStatusText(t, dir, model, line)
+			}
+			if version == "2.4" {
+				checkKstatRows(t, filepath.Join(dir, "kstat"))
+			}
+		})
+	}
+}
+
+// checkCommands checks that the host answers what the captures hold of
+// r10, and nothing else. zpool iostat -v is left out: the exporter reads
+// it only where vdev properties are missing.
+func checkCommands(t *testing.T, dir, model string) {
+	t.Helper()
+	paths, err := filepath.Glob(filepath.Join(model, modelScenario+"__zpool*.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for _, p := range paths {
+		command, _, err := splitCapture(readFile(t, p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if command == "zpool iostat -v" || strings.Contains(command, "all-vdevs") && !strings.Contains(command, " "+modelPool+" ") {
+			continue
+		}
+		command = strings.Replace(command, "all "+modelPool+" all-vdevs", "-- all tank0 all-vdevs", 1)
+		want = append(want, runner.CaptureFileName(command))
+	}
+	got, err := filepath.Glob(filepath.Join(dir, "*.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range got {
+		got[i] = filepath.Base(got[i])
+	}
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("outputs %v, the captures have %v", got, want)
+	}
+}
+
+// Properties whose values are the vdev's or pool's own, or add up its
+// children's.
+var (
+	ownVdevProperties = []string{"guid", "path", "children", "free", "allocated", "write_ops", "write_bytes"}
+	ownPoolProperties = []string{"guid", "load_guid", "free", "allocated", "fragmentation"}
+)
+
+func checkVdevProperties(t *testing.T, dir, model string) {
+	t.Helper()
+	got := asModel.Replace(string(readCapture(t, dir, "zpool get -Hp -- all tank0 all-vdevs")))
+	want := string(captured(t, model, "zpool get -Hp all "+modelPool+" all-vdevs"))
+	compareRows(t, "vdev properties", got, want, ownVdevProperties)
+}
+
+func checkPoolProperties(t *testing.T, dir, model string) {
+	t.Helper()
+	got := asModel.Replace(string(readCapture(t, dir, "zpool get -Hp all")))
+	var want strings.Builder
+	for line := range strings.Lines(string(captured(t, model, "zpool get -Hp all"))) {
+		if strings.HasPrefix(line, modelPool+"\t") {
+			want.WriteString(line)
+		}
+	}
+	compareRows(t, "pool properties", got, want.String(), ownPoolProperties)
+}
+
+// compareRows compares tab-separated rows field by field, but for the
+// values of the properties in own.
+func compareRows(t *testing.T, what, got, want string, own []string) {
+	t.Helper()
+	g, w := strings.Split(got, "\n"), strings.Split(want, "\n")
+	if len(g) != len(w) {
+		t.Errorf("%s: %d rows, the capture has %d", what, len(g), len(w))
+	}
+	for i := range min(len(g), len(w)) {
+		gf, wf := strings.Split(g[i], "\t"), strings.Split(w[i], "\t")
+		if len(gf) == 4 && len(wf) == 4 && slices.Contains(own, wf[1]) {
+			gf[2], wf[2] = "", ""
+		}
+		if !slices.Equal(gf, wf) {
+			t.Errorf("%s, row %d: %q, the capture has %q", what, i+1, g[i], w[i])
+		}
+	}
+}
+
+func checkStatusJSON(t *testing.T, dir, model string) {
+	t.Helper()
+	type status struct {
+		OutputVersion json.RawMessage            `json:"output_version"`
+		Pools         map[string]json.RawMessage `json:"pools"`
+	}
+	var got, want status
+	for _, s := range []struct {
+		data []byte
+		into *status
+	}{
+		{readCapture(t, dir, "zpool status -j --json-int"), &got},
+		{captured(t, model, "zpool status -j --json-int"), &want},
+	} {
+		if err := json.Unmarshal(s.data, s.into); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if string(got.OutputVersion) != string(want.OutputVersion) {
+		t.Errorf("output_version %s, the capture has %s", got.OutputVersion, want.OutputVersion)
+	}
+	g, w := jsonShape(t, got.Pools["tank0"]), jsonShape(t, want.Pools[modelPool])
+	for i := range max(len(g), len(w)) {
+		if i >= len(g) || i >= len(w) || g[i] != w[i] {
+			t.Errorf("JSON of the pool differs from the capture's at key %d: %q, the capture has %q", i+1, at(g, i), at(w, i))
+			break
+		}
+	}
+}
+
+// jsonShape lists an object's keys in order, and the values of those that
+// are not a vdev's or pool's own, with the names of pools and vdevs (keys
+// of "vdevs") as "*".
+func jsonShape(t *testing.T, data []byte) []string {
+	t.Helper()
+	own := []string{"name", "guid", "pool_guid", "path", "alloc_space"}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var shape []string
+	var value func(path, key string)
+	value = func(path, key string) {
+		tok, err := dec.Token()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tok != json.Delim('{') {
+			if slices.Contains(own, key) {
+				tok = "~"
+			}
+			shape = append(shape, fmt.Sprintf("%s = %v", path, tok))
+			return
+		}
+		for dec.More() {
+			k, err := dec.Token()
+			if err != nil {
+				t.Fatal(err)
+			}
+			name := k.(string)
+			if key == "vdevs" {
+				name = "*"
+			}
+			shape = append(shape, path+"."+name)
+			value(path+"."+name, k.(string))
+		}
+		if _, err := dec.Token(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	value("", "")
+	return shape
+}
+
+func at(list []string, i int) string {
+	if i < len(list) {
+		return list[i]
+	}
+	return "(end)"
+}
+
+// checkStatusText checks that the text status has r10's lines, field for
+// field, with the columns where the capture has them.
+func checkStatusText(t *testing.T, dir, model, line string) {
+	t.Helper()
+	got := strings.Split(string(readCapture(t, dir, line)), "\n")
+	var want []string
+	in := false
+	for l := range strings.Lines(string(captured(t, model, line))) {
+		if strings.HasPrefix(l, "  pool: ") {
+			in = l == "  pool: "+modelPool+"\n"
+		}
+		if in {
+			want = append(want, strings.TrimSuffix(l, "\n"))
+		}
+	}
+	if want[len(want)-1] == "" { // the blank line before the next pool
+		want = want[:len(want)-1]
+	}
+	want = append(want, "")
+	if len(got) != len(want) {
+		t.Fatalf("%s: %d lines, the capture has %d:\n%s", line, len(got), len(want), strings.Join(got, "\n"))
+	}
+	for i := range got {
+		g := asModel.Replace(got[i])
+		if !slices.Equal(strings.Fields(g), strings.Fields(want[i])) || strings.Index(got[i], "ONLINE") != strings.Index(want[i], "ONLINE") ||
+			strings.HasPrefix(g, "\tNAME") && g != want[i] {
+			t.Errorf("%s, line %d: %q, the capture has %q", line, i+1, got[i], want[i])
+		}
+	}
+}
+
+// checkKstatRows checks that each kstat has the statistics of its
+// capture, in order, with their types.
+func checkKstatRows(t *testing.T, dir string) {
+	t.Helper()
+	paths, err := filepath.Glob(filepath.Join(kstatCaptures, modelScenario+"__kstat-zfs-*.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, p := range paths {
+		command, body, err := splitCapture(readFile(t, p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		name, _ := strings.CutPrefix(command, "cat /proc/spl/kstat/zfs/")
+		if pool, file, ok := strings.Cut(name, "/"); ok {
+			if pool != modelPool {
+				continue
+			}
+			name = "tank0/" + file
+		}
+		got, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(name)))
+		if err != nil {
+			continue // a kstat the exporter does not read
+		}
+		n++
+		if g, w := kstatShape(string(got)), kstatShape(strings.ReplaceAll(string(body), modelPool, "tank0")); !slices.Equal(g, w) {
+			t.Errorf("kstat %s: %v, the capture has %v", name, g, w)
+		}
+	}
+	if n != len(kstatFiles(layout(Spec{Pools: 1, Leaves: 2, Version: "2.4"}))) {
+		t.Errorf("%d kstats compared with their captures", n)
+	}
+}
+
+// kstatShape is the header's figures but for the kstat's ID and times,
+// then each row's first two fields (a named kstat's statistic and type;
+// a txg's number and birth).
+func kstatShape(text string) []string {
+	var shape []string
+	for i, line := range strings.Split(text, "\n") {
+		f := strings.Fields(line)
+		switch {
+		case i == 0 && len(f) == 7:
+			shape = append(shape, strings.Join(f[1:5], " "))
+		case len(f) >= 2:
+			shape = append(shape, f[0]+" "+f[1])
+		case len(f) == 1:
+			shape = append(shape, f[0])
+		}
+	}
+	return shape
+}
+
+func TestSplitCapture(t *testing.T) {
+	command, body, err := splitCapture([]byte("# command: zpool status\n# scenario: x\n# ---\n  pool: a\n"))
+	if err != nil || command != "zpool status" || string(body) != "  pool: a\n" {
+		t.Errorf("splitCapture: %q %q %v", command, body, err)
+	}
+	for _, bad := range []string{"  pool: a\n", "# command: zpool status\n", "# scenario: x\n# ---\n", "# command: zpool status -x\n# exit: 1\n# ---\n"} {
+		if _, _, err := splitCapture([]byte(bad)); err == nil {
+			t.Errorf("splitCapture(%q) accepted", bad)
+		}
+	}
+}
+
+func TestWithoutStatistics(t *testing.T) {
+	got := withoutStatistics(zilKstat, "zil_commit_crash_count")
+	if strings.Contains(got, "zil_commit_crash_count") || !strings.HasPrefix(got, "23 1 0x01 20 5440 ") {
+		t.Errorf("zil without its crash count:\n%s", got)
+	}
+}
