@@ -13,4 +13,8 @@
 // zpool get of the pools and of each pool's vdevs, the kstats of
 // /proc/spl/kstat/zfs under kstat/, and /proc/diskstats, /dev and /sys
 // under proc/, dev/ and sys/ for the disk join.
+//
+// Answer serves such a host as zpool would, for an exporter that runs
+// zpool rather than replaying (cmd/zpool stands in for zpool), and
+// WriteCaptures lays out a scenario of the real captures the same way.
 package benchhost
