@@ -1,0 +1,138 @@
+package collector_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+
+	"github.com/zpool-exporter/zpool_exporter/collector"
+	"github.com/zpool-exporter/zpool_exporter/internal/benchhost"
+	"github.com/zpool-exporter/zpool_exporter/internal/runner"
+	"github.com/zpool-exporter/zpool_exporter/internal/zfs"
+)
+
+// metricsOver serves /metrics over a host that benchhost writes, wired as
+// the exporter's main wires a replay: the runner replays the host's zpool
+// outputs, and its kstat/, proc/, sys/ and dev/ stand for the system's;
+// the Go and process metrics of the base registry are merged with the
+// collectors' shared gather.
+func metricsOver(tb testing.TB, s benchhost.Spec) (http.Handler, *runner.Replay) {
+	tb.Helper()
+	dir := filepath.Join(tb.TempDir(), "host")
+	if err := benchhost.Write(dir, s); err != nil {
+		tb.Fatal(err)
+	}
+	replay, err := runner.NewReplay(dir)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	logger := slog.New(slog.DiscardHandler)
+	client := zfs.New(zfs.Config{Runner: replay, Kstat: os.DirFS(filepath.Join(dir, "kstat")), KstatOS: "linux"}, logger)
+	e, err := collector.New(collector.Config{ZFS: client, Runner: replay, CPUOS: "linux", DiskOS: "linux",
+		ProcRoot: filepath.Join(dir, "proc"), SysRoot: filepath.Join(dir, "sys"), DevRoot: filepath.Join(dir, "dev")}, logger, nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	base := prometheus.NewRegistry()
+	base.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	shared := collector.NewShared(e.Gather)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithTimeout(r.Context(), 10*time.Second)
+		defer cancel()
+		promhttp.HandlerFor(prometheus.Gatherers{base, shared.Gatherer(ctx)},
+			promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError}).ServeHTTP(w, r)
+	}), replay
+}
+
+// The collectors read every source of a generated host: each succeeds,
+// every command they run is answered, and every vdev has its I/O counters
+// and every leaf its disk.
+func TestGeneratedHostScrape(t *testing.T) {
+	for _, s := range []benchhost.Spec{{Pools: 2, Leaves: 6, Version: "2.3"}, {Pools: 1, Leaves: 4, Version: "2.4"}} {
+		t.Run(s.Name()+"-"+s.Version, func(t *testing.T) {
+			h, replay := metricsOver(t, s)
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/metrics", nil))
+			parser := expfmt.NewTextParser(model.UTF8Validation)
+			fams, err := parser.TextToMetricFamilies(rec.Body)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, m := range fams["zfs_exporter_collector_success"].GetMetric() {
+				if m.GetGauge().GetValue() != 1 {
+					t.Errorf("collector %s failed", label(m, "collector"))
+				}
+			}
+			for line, st := range replay.Stats() {
+				if st.Failures > 0 {
+					t.Errorf("%s: %d of %d runs failed", line, st.Failures, st.Runs)
+				}
+			}
+			vdevs := s.Pools * (1 + s.Leaves/2 + s.Leaves)
+			for family, want := range map[string]int{
+				"zfs_vdev_read_bytes_total":     vdevs,
+				"zfs_disk_read_bytes_total":     s.Pools * s.Leaves,
+				"zfs_dataset_write_bytes_total": s.Pools,
+				"zfs_pool_size_bytes":           s.Pools,
+			} {
+				if got := len(fams[family].GetMetric()); got != want {
+					t.Errorf("%s: %d series, want %d", family, got, want)
+				}
+			}
+			for _, m := range fams["zfs_disk_read_bytes_total"].GetMetric() {
+				if !strings.HasPrefix(label(m, "vdev"), "virtio-zd") {
+					t.Errorf("disk %s joined to vdev %q", label(m, "device"), label(m, "vdev"))
+				}
+			}
+		})
+	}
+}
+
+func label(m *dto.Metric, name string) string {
+	for _, l := range m.GetLabel() {
+		if l.GetName() == name {
+			return l.GetValue()
+		}
+	}
+	return ""
+}
+
+// One scrape of /metrics, gzipped as Prometheus asks for it, over one pool
+// of 100 and of 1,000 leaves in 2-way mirrors: what the exporter costs at
+// scale, replay included. make bench-profile profiles the 1,000.
+func BenchmarkGeneratedHost(b *testing.B) {
+	for _, leaves := range []int{100, 1000} {
+		b.Run(fmt.Sprintf("leaves=%d", leaves), func(b *testing.B) {
+			h, _ := metricsOver(b, benchhost.Spec{Pools: 1, Leaves: leaves, Version: "2.3"})
+			req := httptest.NewRequest(http.MethodGet, "/metrics", nil)
+			req.Header.Set("Accept-Encoding", "gzip")
+			h.ServeHTTP(discard{}, req) // detects what zpool can do
+			b.ReportAllocs()
+			for b.Loop() {
+				h.ServeHTTP(discard{}, req)
+			}
+		})
+	}
+}
+
+// discard is a ResponseWriter that keeps nothing.
+type discard struct{}
+
+func (discard) Header() http.Header         { return http.Header{} }
+func (discard) Write(p []byte) (int, error) { return io.Discard.Write(p) }
+func (discard) WriteHeader(int)             {}
