@@ -1,0 +1,71 @@
+package scrapebench
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/zpool-exporter/zpool_exporter/internal/benchhost"
+)
+
+// SmallHost names the host of the guest's captures, the real one.
+const SmallHost = "small"
+
+// Host is one host to measure: the guest's captures, or a generated one.
+type Host struct {
+	Name  string
+	Spec  benchhost.Spec // zero for the small host
+	Label string         // for the table
+}
+
+// Leaves is how many leaves the host has in all.
+func (h Host) Leaves() int { return h.Spec.Pools * h.Spec.Leaves }
+
+// ParseHosts reads a list of hosts: "small", and POOLSxLEAVES for a
+// generated host of POOLS pools of LEAVES leaves each.
+func ParseHosts(list, version string) ([]Host, error) {
+	var hosts []Host
+	for _, name := range strings.Fields(strings.ReplaceAll(list, ",", " ")) {
+		if name == SmallHost {
+			hosts = append(hosts, Host{Name: name, Label: "small: the OpenZFS 2.3.2 guest's 01-created (4 pools, 27 vdevs)"})
+			continue
+		}
+		s, err := benchhost.ParseName(name, version)
+		if err != nil {
+			return nil, err
+		}
+		vdevs := s.Pools * (1 + s.Leaves/2 + s.Leaves)
+		hosts = append(hosts, Host{Name: name, Spec: s,
+			Label: fmt.Sprintf("%d × %s leaves (%s vdevs)", s.Pools, thousands(s.Leaves), thousands(vdevs))})
+	}
+	return hosts, nil
+}
+
+// write writes the host into dir: the small host from the guest's
+// captures in captureDirs, a generated one from its Spec.
+func (h Host) write(dir string, captureDirs []string) error {
+	if h.Name == SmallHost {
+		return benchhost.WriteCaptures(dir, "01-created", captureDirs...)
+	}
+	return benchhost.Write(dir, h.Spec)
+}
+
+// launches are the exporters started together over a host: zpool_exporter
+// through its replay and through the stand-in, pdf/zfs_exporter (when
+// there) through the stand-in, and on the small host both again through a
+// stand-in that takes slow to answer, as zpool did in the guest.
+func (h Host) launches(peer bool, slow Launch) []Launch {
+	l := []Launch{{Exporter: Ours, Replay: true}, {Exporter: Ours}}
+	if peer {
+		l = append(l, Launch{Exporter: Peer})
+	}
+	if h.Name == SmallHost && slow.Delay > 0 {
+		l = append(l, Launch{Exporter: Ours, Delay: slow.Delay})
+		if peer {
+			l = append(l, Launch{Exporter: Peer, Delay: slow.Delay})
+		}
+	}
+	return l
+}
+
+func (h Host) dir(work string) string { return filepath.Join(work, "hosts", h.Name) }
