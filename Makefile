@@ -2,7 +2,7 @@ GO        ?= go
 STATICCHECK_VERSION ?= v0.8.2
 BINARIES  := zpool_exporter zpool_bench
 
-.PHONY: build dist cross test test-short test-all testbed mixin pictures check fmt vet staticcheck bench fuzz
+.PHONY: build dist cross test test-short test-all testbed mixin pictures check fmt vet staticcheck bench bench-profile fuzz
 
 # Every OS the exporter runs on; a build-tag mistake fails here.
 PLATFORMS ?= linux/amd64 linux/arm64 freebsd/amd64 illumos/amd64 solaris/amd64
@@ -80,8 +80,32 @@ staticcheck:
 	cd dashboards && $(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) ./...
 	cd tests && $(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) ./...
 
+# The Go benchmarks, then the scale run of internal/scrapebench:
+# zpool_exporter, and pdf/zfs_exporter beside it when PEER is there, over
+# the guest's captures and generated hosts of 10 to 10,000 leaves in 1 and
+# 10 pools, into one table (also in BENCH_DIR/bench.md). About 15 minutes
+# on 2 idle cores; BENCH_SIZES picks fewer hosts:
+# make bench BENCH_SIZES='small 1x1000'.
+BENCH_SIZES ?= small 1x10 1x100 1x1000 1x5000 1x10000 10x10 10x100 10x1000 10x5000 10x10000
+BENCH_DIR ?= $(or $(TMPDIR),/tmp)/zpool-exporter-bench
+PEER ?= ../shared/peers/pdf_zfs_exporter
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./collector/...
+	$(GO) build -o $(BENCH_DIR)/bin/zpool_exporter ./cmd/zpool_exporter
+	$(GO) build -o $(BENCH_DIR)/bin/zpool ./internal/benchhost/cmd/zpool
+	$(GO) run ./internal/scrapebench/cmd/scrapebench -exporter $(BENCH_DIR)/bin/zpool_exporter \
+		-standin $(BENCH_DIR)/bin/zpool -peer '$(PEER)' -hosts '$(BENCH_SIZES)' -work $(BENCH_DIR) \
+		-out $(BENCH_DIR)/bench.md -revision "$$(git describe --always --dirty 2>/dev/null)"
+
+# A CPU profile of one gzipped /metrics over one pool of 1,000 leaves
+# (BenchmarkGeneratedHost), and its top functions, cumulative and flat.
+# The profile holds the writing of the host too (benchhost.*).
+bench-profile:
+	mkdir -p $(BENCH_DIR)
+	$(GO) test -run '^$$' -bench 'GeneratedHost/leaves=1000$$' -benchtime 40x -benchmem \
+		-cpuprofile $(BENCH_DIR)/cpu-1000.pprof -o $(BENCH_DIR)/collector.test ./collector/
+	$(GO) tool pprof -top -cum -nodecount 30 $(BENCH_DIR)/collector.test $(BENCH_DIR)/cpu-1000.pprof
+	$(GO) tool pprof -top -nodecount 30 $(BENCH_DIR)/collector.test $(BENCH_DIR)/cpu-1000.pprof
 
 # Runs each fuzz target of every package that has one for FUZZTIME (the
 # seeds alone run in every go test). The targets start from the project's
