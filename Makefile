@@ -80,17 +80,17 @@ staticcheck:
 	cd dashboards && $(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) ./...
 	cd tests && $(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) ./...
 
-# The Go benchmarks, then the scale run of internal/scrapebench:
-# zpool_exporter, and pdf/zfs_exporter beside it when PEER is there, over
-# the guest's captures and generated hosts of 10 to 10,000 leaves in 1 and
-# 10 pools, into one table (also in BENCH_DIR/bench.md). About 15 minutes
-# on 2 idle cores; BENCH_SIZES picks fewer hosts:
-# make bench BENCH_SIZES='small 1x1000'.
+# The Go benchmarks of the collectors and the ZFS parsers, then the scale
+# run of internal/scrapebench: zpool_exporter, and pdf/zfs_exporter beside
+# it when PEER is there, over the guest's captures and generated hosts of
+# 10 to 10,000 leaves in 1 and 10 pools, into one table (also written to
+# BENCH_DIR/bench.md). About 15 minutes on 2 idle cores; BENCH_SIZES picks
+# fewer hosts: make bench BENCH_SIZES='small 1x1000'.
 BENCH_SIZES ?= small 1x10 1x100 1x1000 1x5000 1x10000 10x10 10x100 10x1000 10x5000 10x10000
 BENCH_DIR ?= $(or $(TMPDIR),/tmp)/zpool-exporter-bench
 PEER ?= ../shared/peers/pdf_zfs_exporter
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem ./collector/...
+	$(GO) test -run '^$$' -bench . -benchmem ./collector/... ./internal/zfs/...
 	$(GO) build -o $(BENCH_DIR)/bin/zpool_exporter ./cmd/zpool_exporter
 	$(GO) build -o $(BENCH_DIR)/bin/zpool ./internal/benchhost/cmd/zpool
 	$(GO) run ./internal/scrapebench/cmd/scrapebench -exporter $(BENCH_DIR)/bin/zpool_exporter \
