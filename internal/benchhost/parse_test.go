@@ -63,7 +63,7 @@ func TestParsersReadGeneratedHost(t *testing.T) {
 				t.Errorf("zpool get -Hp all: %d rows, want %d pools of %d", len(props), s.Pools, perPool)
 			}
 			for _, p := range js.Pools {
-				props, err := zpool.ParseGet(bytes.NewReader(readCapture(t, dir, "zpool get -Hp -- all "+p.Name+" all-vdevs")))
+				props, err := zpool.ParseGet(bytes.NewReader(readCapture(t, dir, "zpool get -Hp all "+p.Name+" all-vdevs")))
 				if err != nil {
 					t.Fatal(err)
 				}

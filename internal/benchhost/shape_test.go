@@ -78,7 +78,7 @@ func checkCommands(t *testing.T, dir, model string) {
 		if command == "zpool iostat -v" || strings.Contains(command, "all-vdevs") && !strings.Contains(command, " "+modelPool+" ") {
 			continue
 		}
-		command = strings.Replace(command, "all "+modelPool+" all-vdevs", "-- all tank0 all-vdevs", 1)
+		command = strings.Replace(command, " "+modelPool+" ", " tank0 ", 1)
 		want = append(want, runner.CaptureFileName(command))
 	}
 	got, err := filepath.Glob(filepath.Join(dir, "*.txt"))
@@ -103,7 +103,7 @@ var (
 
 func checkVdevProperties(t *testing.T, dir, model string) {
 	t.Helper()
-	got := asModel.Replace(string(readCapture(t, dir, "zpool get -Hp -- all tank0 all-vdevs")))
+	got := asModel.Replace(string(readCapture(t, dir, "zpool get -Hp all tank0 all-vdevs")))
 	want := string(captured(t, model, "zpool get -Hp all "+modelPool+" all-vdevs"))
 	compareRows(t, "vdev properties", got, want, ownVdevProperties)
 }

@@ -22,7 +22,7 @@ func TestAnswer(t *testing.T) {
 		{[]string{"get", "-Hpo", "name,property,value", "health,size,fragmentation", "tank1"},
 			"tank1\thealth\tONLINE\ntank1\tsize\t1006632960\ntank1\tfragmentation\t1\n"},
 		{[]string{"get", "-H", "-p", "-o", "value,source", "failmode", "tank0", "tank1"}, "wait\tdefault\nwait\tdefault\n"},
-		{[]string{"get", "-Hp", "--", "all", "tank1", "all-vdevs"}, string(readCapture(t, dir, "zpool get -Hp -- all tank1 all-vdevs"))},
+		{[]string{"get", "-Hp", "--", "all", "tank1", "all-vdevs"}, string(readCapture(t, dir, "zpool get -Hp all tank1 all-vdevs"))},
 		{[]string{"status", "-j", "--json-int"}, string(readCapture(t, dir, "zpool status -j --json-int"))},
 	} {
 		got, err := Answer(dir, tc.args)

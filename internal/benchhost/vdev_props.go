@@ -179,7 +179,7 @@ const (
 	mirrorAllocated = 12651520
 )
 
-// writeVdevProperties writes `zpool get -Hp -- all POOL all-vdevs`: the
+// writeVdevProperties writes `zpool get -Hp all POOL all-vdevs`: the
 // root, then each mirror followed by its leaves, as zpool walks the tree.
 func writeVdevProperties(w *bufio.Writer, h host, p pool) {
 	root, mirrorRows, leafRows := rootVdevRows, mirrorVdevRows, leafVdevRows

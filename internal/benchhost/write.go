@@ -29,8 +29,10 @@ func Write(dir string, s Spec) error {
 		{"zpool get -Hp all", func(w *bufio.Writer) { writePoolProperties(w, h) }},
 	}
 	for _, p := range h.pools {
-		// The exporter ends its options with "--" before a pool's name.
-		captures = append(captures, output{"zpool get -Hp -- all " + p.name + " all-vdevs", func(w *bufio.Writer) { writeVdevProperties(w, h, p) }})
+		// As recorded, without the "--" that the exporter now puts before
+		// a pool's name: the replay and the stand-in answer both lines
+		// from it, and exporters built before the "--" read it too.
+		captures = append(captures, output{"zpool get -Hp all " + p.name + " all-vdevs", func(w *bufio.Writer) { writeVdevProperties(w, h, p) }})
 	}
 	for _, c := range captures {
 		if err := writeWith(filepath.Join(dir, runner.CaptureFileName(c.line)), c.write); err != nil {
