@@ -53,8 +53,12 @@ func Run(o Options) ([]Row, error) {
 		if h.Leaves() > o.CheapLeaves {
 			plan = o.Large
 		}
-		measured, err := measure(h.Label, h.launches(o.PeerMissing == "", Launch{Delay: o.Slow}), o.Bin, dir,
-			filepath.Join(o.Work, "runs", h.Name), plan)
+		// The stand-ins' logs of an earlier run would count in this one's.
+		runs := filepath.Join(o.Work, "runs", h.Name)
+		if err := os.RemoveAll(runs); err != nil {
+			return rows, err
+		}
+		measured, err := measure(h.Label, h.launches(o.PeerMissing == "", Launch{Delay: o.Slow}), o.Bin, dir, runs, plan)
 		if err != nil {
 			return rows, fmt.Errorf("host %s: %w", h.Name, err)
 		}
