@@ -20,12 +20,10 @@ import (
 
 func main() {
 	var (
-		o                     scrapebench.Options
-		hosts, version, out   string
-		revision              string
-		captures              = "internal/zfs/zpool/testdata/openzfs-2.3-guest collector/testdata/openzfs-2.4-guest"
-		defaultHosts          = "small 1x10 1x100 1x1000 1x5000 1x10000 10x10 10x100 10x1000 10x5000 10x10000"
-		scrapes, warmup, runs int
+		o                             scrapebench.Options
+		hosts, version, out, revision string
+		captures                      = "internal/zfs/zpool/testdata/openzfs-2.3-guest collector/testdata/openzfs-2.4-guest"
+		defaultHosts                  = "small 1x10 1x100 1x1000 1x5000 1x10000 10x10 10x100 10x1000 10x5000 10x10000"
 	)
 	flag.StringVar(&o.Bin.Ours, "exporter", "zpool_exporter", "zpool_exporter's binary")
 	flag.StringVar(&o.Bin.StandIn, "standin", "", "the stand-in zpool, built from ./internal/benchhost/cmd/zpool")
@@ -38,13 +36,12 @@ func main() {
 	flag.StringVar(&revision, "revision", "", "what zpool_exporter was built from, for the table's heading")
 	flag.IntVar(&o.MaxLeaves, "max-leaves", 20000, "hosts with more leaves in all are listed as skipped")
 	flag.IntVar(&o.CheapLeaves, "cheap-leaves", 2000, "hosts with more leaves in all get one round of half the scrapes after one warm-up")
-	flag.IntVar(&scrapes, "scrapes", 20, "scrapes of each exporter per round")
-	flag.IntVar(&warmup, "warmup", 3, "scrapes of each exporter before the rounds, not counted")
-	flag.IntVar(&runs, "rounds", 3, "rounds, whose medians are reported")
+	flag.IntVar(&o.Plan.Scrapes, "scrapes", 20, "scrapes of each exporter per round")
+	flag.IntVar(&o.Plan.Warmup, "warmup", 3, "scrapes of each exporter before the rounds, not counted")
+	flag.IntVar(&o.Plan.Rounds, "rounds", 3, "rounds, whose medians are reported")
 	flag.DurationVar(&o.Slow, "slow", 150*time.Millisecond, "how long the stand-in takes per answer in the small host's slow variant; 0 leaves it out")
 	flag.Parse()
-	o.Plan = scrapebench.Plan{Warmup: warmup, Rounds: runs, Scrapes: scrapes}
-	o.Large = scrapebench.Plan{Warmup: 1, Rounds: 1, Scrapes: max(1, scrapes/2)}
+	o.Large = scrapebench.Plan{Warmup: 1, Rounds: 1, Scrapes: max(1, o.Plan.Scrapes/2)}
 	o.CaptureDirs = strings.Fields(captures)
 	o.Progress = os.Stderr
 	var err error
