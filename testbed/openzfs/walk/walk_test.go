@@ -25,6 +25,7 @@ import (
 
 	"github.com/zpool-exporter/zpool_exporter/internal/benchreport"
 	"github.com/zpool-exporter/zpool_exporter/internal/e2e"
+	zpoolparse "github.com/zpool-exporter/zpool_exporter/internal/zfs/zpool"
 )
 
 var (
@@ -228,26 +229,24 @@ func captureKstats(t *testing.T, scenario string) {
 }
 
 // jsonLacksDraidState tells whether this zpool's JSON status leaves out
-// the state of pool dr's dRAID vdev.
+// the state of pool dr's dRAID vdev, as the exporter's own parser reads it.
 func jsonLacksDraidState(t *testing.T) bool {
 	t.Helper()
-	var st struct {
-		Pools map[string]struct {
-			Vdevs map[string]struct {
-				Vdevs map[string]struct {
-					State string `json:"state"`
-				} `json:"vdevs"`
-			} `json:"vdevs"`
-		} `json:"pools"`
-	}
-	if err := json.Unmarshal([]byte(run(t, "zpool", "status", "-j", "--json-int", "dr")), &st); err != nil {
+	st, err := zpoolparse.ParseStatusJSON(strings.NewReader(run(t, "zpool", "status", "-j", "--json-int", "dr")))
+	if err != nil {
 		t.Fatalf("zpool status -j: %v", err)
 	}
-	draid, ok := st.Pools["dr"].Vdevs["dr"].Vdevs["draid1:2d:5c:1s-0"]
-	if !ok {
-		t.Fatal("zpool status -j lists no dRAID vdev in pool dr")
+	for _, p := range st.Pools {
+		if p.Name == "dr" && p.Root != nil {
+			for _, v := range p.Root.Children {
+				if v.Name == "draid1:2d:5c:1s-0" {
+					return v.State == ""
+				}
+			}
+		}
 	}
-	return draid.State == ""
+	t.Fatal("zpool status -j lists no dRAID vdev in pool dr")
+	return false
 }
 
 func TestWalk(t *testing.T) {
