@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/procfs/blockdevice"
@@ -38,6 +39,7 @@ type diskCollector struct {
 	all      bool
 	resolver diskResolver
 	joins    lastJoins
+	cache    joinCache
 	logger   *slog.Logger
 }
 
@@ -48,7 +50,13 @@ func (c *diskCollector) Update(ctx context.Context, s *zfs.Scrape, ch chan<- pro
 	}
 	devs := newDiskIndex(stats)
 	st, statusErr := s.Status(ctx)
-	resolve := func(v *zpool.Vdev) (string, error) { return c.resolver.resolve(v, devs) }
+	now := time.Now()
+	stamp, settled := joinStamp(stats, c.resolver.devRoot, now)
+	c.cache.renew(stamp, settled, now)
+	resolve := func(v *zpool.Vdev) (string, error) {
+		return c.cache.resolve(v, func(v *zpool.Vdev) (string, error) { return c.resolver.resolve(v, devs) })
+	}
+	isPartition := func(name string) bool { return c.resolver.isPartition(name, devs) }
 	pools, joined := c.joins.join(st, statusErr, c.logger, resolve)
 	used := map[string]bool{}
 	for _, p := range pools {
@@ -62,7 +70,7 @@ func (c *diskCollector) Update(ctx context.Context, s *zfs.Scrape, ch chan<- pro
 	if c.all || !joined {
 		for _, d := range stats {
 			name := d.DeviceName
-			if used[name] || isVirtualDisk(name) || c.resolver.isPartition(name, devs) {
+			if used[name] || isVirtualDisk(name) || c.cache.isPartition(name, isPartition) {
 				continue
 			}
 			used[name] = true
