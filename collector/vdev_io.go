@@ -60,7 +60,7 @@ func (c *vdevIOCollector) Update(ctx context.Context, s *zfs.Scrape, ch chan<- p
 }
 
 func (c *vdevIOCollector) collectPool(ctx context.Context, s *zfs.Scrape, p *zpool.Pool, ch chan<- prometheus.Metric) error {
-	props, ok, err := s.VdevProperties(ctx, p.Name)
+	props, ok, err := s.VdevProperties(ctx, p.Name, vdevIOProperties...)
 	if err != nil {
 		return err
 	}
@@ -104,7 +104,7 @@ func collectVdevIOProperties(p *zpool.Pool, props []zpool.Property, ch chan<- pr
 	values := map[string]map[string]float64{}
 	var bad error
 	for _, prop := range props {
-		if !vdevIOProperty[prop.Property] {
+		if !slices.Contains(vdevIOProperties, prop.Property) {
 			continue
 		}
 		v, err := strconv.ParseFloat(prop.Value, 64)
@@ -165,20 +165,20 @@ func fillFromChildren(v *zpool.Vdev, values map[string]map[string]float64, isRoo
 	for _, c := range v.Children {
 		fillFromChildren(c, values, false)
 	}
-	if m, ok := values[v.Name]; ok && len(m) == len(vdevIOProperty) && !(isRoot && allZero(m)) {
+	if m, ok := values[v.Name]; ok && len(m) == len(vdevIOProperties) && !(isRoot && allZero(m)) {
 		return
 	}
 	sum := map[string]float64{}
 	for _, c := range v.Children {
 		m, ok := values[c.Name]
-		if !ok || len(m) != len(vdevIOProperty) || isRoot && (c.Class == zpool.ClassCache || c.Class == zpool.ClassSpare) {
+		if !ok || len(m) != len(vdevIOProperties) || isRoot && (c.Class == zpool.ClassCache || c.Class == zpool.ClassSpare) {
 			continue
 		}
 		for prop, x := range m {
 			sum[prop] += x
 		}
 	}
-	if len(sum) == len(vdevIOProperty) {
+	if len(sum) == len(vdevIOProperties) {
 		values[v.Name] = sum
 	}
 }
@@ -192,4 +192,5 @@ func allZero(m map[string]float64) bool {
 	return true
 }
 
-var vdevIOProperty = map[string]bool{"read_bytes": true, "write_bytes": true, "read_ops": true, "write_ops": true}
+// vdevIOProperties are the vdev properties the collector reads.
+var vdevIOProperties = []string{"read_bytes", "write_bytes", "read_ops", "write_ops"}

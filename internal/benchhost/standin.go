@@ -19,16 +19,20 @@ var ErrNoAnswer = errors.New("no output of this command on the host")
 
 // Answer returns what zpool prints for args on the host in dir (written
 // by Write or WriteCaptures): the capture of the command line, or of the
-// same line without "--" (as the replay answers it). `zpool list -H -o
+// same line without "--" (as the replay answers it), or for a scripted
+// `zpool get` of some properties the rows of the capture of all of them.
+// `zpool list -H -o
 // name` and `zpool get -H[p] -o COLUMNS PROPERTIES [POOL...]`, which
 // pdf/zfs_exporter runs, are answered from the capture of `zpool get -Hp
 // all`, as zpool would print them.
 func Answer(dir string, args []string) ([]byte, error) {
 	line := "zpool " + strings.Join(args, " ")
-	for _, l := range []string{line, strings.Replace(line, " -- ", " ", 1)} {
-		out, err := os.ReadFile(filepath.Join(dir, runner.CaptureFileName(l)))
-		if !errors.Is(err, fs.ErrNotExist) {
-			return out, err
+	if out, err := readAnswer(dir, line); !errors.Is(err, fs.ErrNotExist) {
+		return out, err
+	}
+	if all, properties, ok := runner.GetAllLine(line); ok {
+		if out, err := readAnswer(dir, all); !errors.Is(err, fs.ErrNotExist) {
+			return runner.KeepProperties(out, properties), err
 		}
 	}
 	q, ok := parseQuery(args)
@@ -40,6 +44,18 @@ func Answer(dir string, args []string) ([]byte, error) {
 		return nil, fmt.Errorf("%s: %w", line, err)
 	}
 	return q.answer(all), nil
+}
+
+// readAnswer reads the capture of line, or of line without its "--".
+func readAnswer(dir, line string) ([]byte, error) {
+	var err error
+	for _, l := range []string{line, strings.Replace(line, " -- ", " ", 1)} {
+		var out []byte
+		if out, err = os.ReadFile(filepath.Join(dir, runner.CaptureFileName(l))); !errors.Is(err, fs.ErrNotExist) {
+			return out, err
+		}
+	}
+	return nil, err
 }
 
 // query is a `zpool list` or `zpool get` of pool properties in scripted

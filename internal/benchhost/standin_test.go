@@ -3,6 +3,7 @@ package benchhost
 import (
 	"errors"
 	"fmt"
+	"github.com/zpool-exporter/zpool_exporter/internal/runner"
 	"os"
 	"path/filepath"
 	"strings"
@@ -23,6 +24,8 @@ func TestAnswer(t *testing.T) {
 			"tank1\thealth\tONLINE\ntank1\tsize\t1006632960\ntank1\tfragmentation\t1\n"},
 		{[]string{"get", "-H", "-p", "-o", "value,source", "failmode", "tank0", "tank1"}, "wait\tdefault\nwait\tdefault\n"},
 		{[]string{"get", "-Hp", "--", "all", "tank1", "all-vdevs"}, string(readCapture(t, dir, "zpool get -Hp all tank1 all-vdevs"))},
+		{[]string{"get", "-Hp", "--", "read_ops,write_ops", "tank1", "all-vdevs"},
+			string(runner.KeepProperties(readCapture(t, dir, "zpool get -Hp all tank1 all-vdevs"), []string{"read_ops", "write_ops"}))},
 		{[]string{"status", "-j", "--json-int"}, string(readCapture(t, dir, "zpool status -j --json-int"))},
 	} {
 		got, err := Answer(dir, tc.args)

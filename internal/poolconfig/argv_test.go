@@ -65,7 +65,7 @@ esac`,
 		}
 	}
 	want := [][]string{
-		{"zpool", "get", "-Hp", "--", "all", "-o", "all-vdevs"},
+		{"zpool", "get", "-Hp", "--", "ashift", "-o", "all-vdevs"},
 		{"zdb", "-C", "--", "-o"},
 		{"zfs", "get", "-Hp", "--", "compression,recordsize", "-o"},
 		{"zfs", "get", "-H", "--", "compression,recordsize", "-o"},

@@ -171,7 +171,7 @@ func hasAshift(class string) bool {
 func (r Reader) readAshift(ctx context.Context, sc *zfs.Scrape, cfg *Config, poolProps map[string]string, propsErr error) {
 	var why []string
 	cctx, cancel := context.WithTimeout(ctx, r.Timeout)
-	vprops, ok, err := sc.VdevProperties(cctx, cfg.Pool)
+	vprops, ok, err := sc.VdevProperties(cctx, cfg.Pool, "ashift")
 	cancel()
 	switch {
 	case err != nil:

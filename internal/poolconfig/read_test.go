@@ -18,7 +18,7 @@ import (
 // captureRunner serves captured outputs by command line; any other command
 // fails, as one that does not exist here would. As a replay does, it
 // answers a line with "--" ahead of a pool's name from a capture of the
-// line without it.
+// line without it, and a `zpool get` of some properties from one of all.
 type captureRunner struct {
 	out map[string][]byte
 
@@ -31,13 +31,23 @@ func (c *captureRunner) Run(_ context.Context, name string, args ...string) ([]b
 	c.mu.Lock()
 	c.ran = append(c.ran, line)
 	c.mu.Unlock()
-	if out, ok := c.out[line]; ok {
+	if out, ok := c.lookup(line); ok {
 		return out, nil
 	}
-	if out, ok := c.out[strings.Replace(line, " -- ", " ", 1)]; ok {
-		return out, nil
+	if all, props, ok := runner.GetAllLine(line); ok {
+		if out, ok := c.lookup(all); ok {
+			return runner.KeepProperties(out, props), nil
+		}
 	}
 	return nil, fmt.Errorf("%s: exit status 2: no such command here", line)
+}
+
+func (c *captureRunner) lookup(line string) ([]byte, bool) {
+	if out, ok := c.out[line]; ok {
+		return out, true
+	}
+	out, ok := c.out[strings.Replace(line, " -- ", " ", 1)]
+	return out, ok
 }
 
 func (c *captureRunner) commands() []string {

@@ -382,7 +382,8 @@ func (r *Replay) Advance() bool {
 // lookup finds the capture answering line in a step: the step's own, else
 // the directory's. A line whose options end with "--" is also answered by
 // a capture of the same line without it, so that recordings made without
-// the "--" keep replaying.
+// the "--" keep replaying. A `zpool get` of a list of properties is also
+// answered by a capture of the same line with "all", keeping their rows.
 func (r *Replay) lookup(step int, line string) (capture, error) {
 	st := r.steps[step]
 	forms := []string{line}
@@ -394,6 +395,12 @@ func (r *Replay) lookup(step int, line string) (capture, error) {
 			if c, ok := caps[l]; ok {
 				return c, nil
 			}
+		}
+	}
+	if all, properties, ok := GetAllLine(line); ok {
+		if c, err := r.lookup(step, all); err == nil {
+			c.stdout = KeepProperties(c.stdout, properties)
+			return c, nil
 		}
 	}
 	return capture{}, &Error{Command: line, ExitCode: -1, Err: fmt.Errorf("%w in replay directory %s", ErrNoCapture, st.dir)}

@@ -94,7 +94,7 @@ func TestCapabilitiesOfOpenZFS23(t *testing.T) {
 	if caps.StatusFormat != StatusJSON || len(caps.GetArgs) != 3 || caps.GetArgs[1] != "-Hp" || caps.VdevPropertiesKnown {
 		t.Errorf("capabilities %+v, want JSON status, get -Hp, vdev properties not yet known", caps)
 	}
-	props, ok, err := client.VdevProperties(ctx, "mir")
+	props, ok, err := client.VdevProperties(ctx, "mir", "read_ops", "write_ops")
 	if err != nil || !ok || len(props) == 0 {
 		t.Fatalf("vdev properties of mir: %d, %v, %v", len(props), ok, err)
 	}
