@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -47,25 +48,58 @@ func (c *vdevIOCollector) Update(ctx context.Context, s *zfs.Scrape, ch chan<- p
 		}
 		c.sampler.Expect(names)
 	}
+	props := readVdevProperties(ctx, s, st.Pools)
 	var errs []error
-	for _, p := range st.Pools {
+	for i, p := range st.Pools {
 		if p.Root == nil {
 			continue
 		}
-		if err := c.collectPool(ctx, s, p, ch); err != nil {
+		if err := c.collectPool(p, props[i], ch); err != nil {
 			errs = append(errs, err)
 		}
 	}
 	return errors.Join(errs...)
 }
 
-func (c *vdevIOCollector) collectPool(ctx context.Context, s *zfs.Scrape, p *zpool.Pool, ch chan<- prometheus.Metric) error {
-	props, ok, err := s.VdevProperties(ctx, p.Name, vdevIOProperties...)
-	if err != nil {
-		return err
+// maxVdevPropertyRuns bounds the zpool processes that read vdev
+// properties at once.
+const maxVdevPropertyRuns = 8
+
+// poolVdevProperties is what the vdev properties of one pool gave.
+type poolVdevProperties struct {
+	props []zpool.Property
+	ok    bool
+	err   error
+}
+
+// readVdevProperties reads the I/O counters of every pool's vdevs, a zpool
+// run per pool, several at once: a scrape waits for the slowest run, not
+// for their sum.
+func readVdevProperties(ctx context.Context, s *zfs.Scrape, pools []*zpool.Pool) []poolVdevProperties {
+	out := make([]poolVdevProperties, len(pools))
+	slots := make(chan struct{}, maxVdevPropertyRuns)
+	var wg sync.WaitGroup
+	for i, p := range pools {
+		if p.Root == nil {
+			continue
+		}
+		wg.Go(func() {
+			slots <- struct{}{}
+			defer func() { <-slots }()
+			r := &out[i]
+			r.props, r.ok, r.err = s.VdevProperties(ctx, p.Name, vdevIOProperties...)
+		})
 	}
-	if ok {
-		return collectVdevIOProperties(p, props, ch)
+	wg.Wait()
+	return out
+}
+
+func (c *vdevIOCollector) collectPool(p *zpool.Pool, read poolVdevProperties, ch chan<- prometheus.Metric) error {
+	if read.err != nil {
+		return read.err
+	}
+	if read.ok {
+		return collectVdevIOProperties(p, read.props, ch)
 	}
 	if c.sampler == nil {
 		return nil

@@ -1,0 +1,70 @@
+package collector
+
+import (
+	"context"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/zpool-exporter/zpool_exporter/internal/runner"
+	"github.com/zpool-exporter/zpool_exporter/internal/zfs"
+)
+
+// gatheringRunner holds each `zpool get ... all-vdevs` until want of them
+// are running, or until a while has passed, and notes how many ran at once.
+type gatheringRunner struct {
+	runner.Runner
+	want int
+
+	mu      sync.Mutex
+	running int
+	most    int
+	all     chan struct{}
+}
+
+func (r *gatheringRunner) Run(ctx context.Context, name string, args ...string) ([]byte, error) {
+	if !strings.HasSuffix(runner.CommandLine(name, args...), " all-vdevs") {
+		return r.Runner.Run(ctx, name, args...)
+	}
+	r.mu.Lock()
+	r.running++
+	r.most = max(r.most, r.running)
+	if r.running == r.want {
+		close(r.all)
+	}
+	r.mu.Unlock()
+	select {
+	case <-r.all:
+	case <-time.After(2 * time.Second):
+	}
+	defer func() { r.mu.Lock(); r.running--; r.mu.Unlock() }()
+	return r.Runner.Run(ctx, name, args...)
+}
+
+// The vdev properties of the guest's four pools are read all at once, and
+// each pool gets its counters.
+func TestVdevPropertiesOfPoolsReadAtOnce(t *testing.T) {
+	logger := slog.New(slog.DiscardHandler)
+	replay, err := runner.NewReplayWithOptions(guestDir("2.3"), runner.ReplayOptions{Scenarios: []string{"01-created"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := &gatheringRunner{Runner: replay, want: 4, all: make(chan struct{})}
+	e, err := New(testConfig(zfs.Config{Runner: run, Location: time.UTC, Now: func() time.Time { return testNow }}, Config{}, logger), logger, map[string]bool{"vdev_io": true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fams := gatherFrom(t, e.Scraper(context.Background()))
+	if run.most != 4 {
+		t.Errorf("%d reads of vdev properties ran at once, want the 4 pools' together", run.most)
+	}
+	pools := map[string]bool{}
+	for _, s := range diskSeries(fams, "zfs_vdev_read_bytes_total") {
+		pools[strings.Fields(s)[0]] = true
+	}
+	if len(pools) != 4 {
+		t.Errorf("pools with vdev counters: %v, want 4", pools)
+	}
+}
