@@ -54,7 +54,7 @@ func metricsOver(tb testing.TB, s benchhost.Spec) (http.Handler, *runner.Replay)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx, cancel := context.WithTimeout(r.Context(), 10*time.Second)
 		defer cancel()
-		promhttp.HandlerFor(prometheus.Gatherers{base, shared.Gatherer(ctx)},
+		promhttp.HandlerFor(collector.Merge(base, shared.Gatherer(ctx)),
 			promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError}).ServeHTTP(w, r)
 	}), replay
 }

@@ -430,7 +430,7 @@ func (h *metricsHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), timeout)
 	defer cancel()
-	promhttp.HandlerFor(prometheus.Gatherers{h.base, h.shared.Gatherer(ctx)}, promhttp.HandlerOpts{
+	promhttp.HandlerFor(collector.Merge(h.base, h.shared.Gatherer(ctx)), promhttp.HandlerOpts{
 		ErrorLog:      slog.NewLogLogger(h.logger.Handler(), slog.LevelError),
 		ErrorHandling: promhttp.ContinueOnError,
 	}).ServeHTTP(w, r)
