@@ -77,17 +77,29 @@ type poolVdevProperties struct {
 // for their sum.
 func readVdevProperties(ctx context.Context, s *zfs.Scrape, pools []*zpool.Pool) []poolVdevProperties {
 	out := make([]poolVdevProperties, len(pools))
+	read := func(i int) {
+		r := &out[i]
+		r.props, r.ok, r.err = s.VdevProperties(ctx, pools[i].Name, vdevIOProperties...)
+	}
+	var pending []int
+	for i, p := range pools {
+		if p.Root != nil {
+			pending = append(pending, i)
+		}
+	}
+	if caps, _ := s.Detected(); !caps.VdevPropertiesKnown && len(pending) > 0 {
+		// The first read tells whether this zpool has vdev properties at
+		// all: the other pools wait for its answer rather than ask too.
+		read(pending[0])
+		pending = pending[1:]
+	}
 	slots := make(chan struct{}, maxVdevPropertyRuns)
 	var wg sync.WaitGroup
-	for i, p := range pools {
-		if p.Root == nil {
-			continue
-		}
+	for _, i := range pending {
 		wg.Go(func() {
 			slots <- struct{}{}
 			defer func() { <-slots }()
-			r := &out[i]
-			r.props, r.ok, r.err = s.VdevProperties(ctx, p.Name, vdevIOProperties...)
+			read(i)
 		})
 	}
 	wg.Wait()
