@@ -66,10 +66,10 @@ func stderrSummary(stderr string) (first string, more int) {
 	return first, more
 }
 
-// Inconclusive tells a command that did not answer (timed out, or refused
-// because an earlier run still hangs) from one that said no: only a "no"
-// may rule out what the command was run to find out, such as whether
-// zpool takes an option.
+// Inconclusive tells a command that did not answer (timed out, refused
+// because an earlier run still hangs, or cut at the output limit) from one
+// that said no: only a "no" may rule out what the command was run to find
+// out, such as whether zpool takes an option.
 func Inconclusive(ctx context.Context, err error) bool {
-	return ctx.Err() != nil || errors.Is(err, ErrTimeout) || errors.Is(err, ErrStillRunning)
+	return ctx.Err() != nil || errors.Is(err, ErrTimeout) || errors.Is(err, ErrStillRunning) || errors.Is(err, ErrOutputTooLarge)
 }

@@ -218,7 +218,8 @@ func (s *slot) result() ([]byte, error) {
 func (e *Exec) execute(ctx context.Context, s *slot, start time.Time, name string, args []string) {
 	defer s.cancel(nil)
 	e.stats.started(s.line)
-	stdout := newLimitedBuffer(e.maxOutput, false)
+	maxOutput := outputLimit(ctx, e.maxOutput)
+	stdout := newLimitedBuffer(maxOutput, false)
 	stderr := newLimitedBuffer(e.maxStderr, true)
 	p, err := startProcess(name, args, childEnv(e.env), stdout, stderr, e.wait)
 	if err != nil {
@@ -229,7 +230,7 @@ func (e *Exec) execute(ctx context.Context, s *slot, start time.Time, name strin
 	s.proc = p
 	e.mu.Unlock()
 
-	tooLarge := fmt.Errorf("%w: more than %d bytes on stdout", ErrOutputTooLarge, e.maxOutput)
+	tooLarge := fmt.Errorf("%w: more than %d bytes on stdout", ErrOutputTooLarge, maxOutput)
 	var stop error
 	select {
 	case <-p.exited:

@@ -243,6 +243,22 @@ func TestRunOutputLimitBoundary(t *testing.T) {
 	}
 }
 
+// A caller may raise the limit for its runs, never lower it.
+func TestRunOutputLimitOfCaller(t *testing.T) {
+	standIn(t, "zpool", `printf '%s' "$1"`)
+	e := NewExec(ExecOptions{MaxOutput: 10})
+	if out, err := e.Run(WithOutputLimit(timeout(t, 5*time.Second), 11), "zpool", "0123456789X"); err != nil || string(out) != "0123456789X" {
+		t.Errorf("11 bytes at a limit raised to 11: %q, %v", out, err)
+	}
+	_, err := e.Run(WithOutputLimit(timeout(t, 5*time.Second), 12), "zpool", "0123456789XYZ")
+	if !errors.Is(err, ErrOutputTooLarge) || !strings.Contains(err.Error(), "more than 12 bytes") {
+		t.Errorf("13 bytes at a limit raised to 12: %v, want ErrOutputTooLarge at 12 bytes", err)
+	}
+	if _, err := e.Run(WithOutputLimit(timeout(t, 5*time.Second), 5), "zpool", "0123456789X"); !errors.Is(err, ErrOutputTooLarge) {
+		t.Errorf("11 bytes with a limit of 5 asked, under the Exec's 10: %v, want ErrOutputTooLarge", err)
+	}
+}
+
 func TestRunMissingCommand(t *testing.T) {
 	e := NewExec(ExecOptions{})
 	_, err := e.Run(timeout(t, 5*time.Second), "zpool-not-installed", "status")

@@ -50,6 +50,8 @@ type Client struct {
 	detectErr    error
 	detectFailed int
 	freshness    map[string]SourceState
+
+	limits outputLimits
 }
 
 // New returns a Client; capabilities are detected on first use.
@@ -79,5 +81,13 @@ func (c *Client) zpool(ctx context.Context, args ...string) ([]byte, error) {
 		ctx, cancel = context.WithDeadline(ctx, deadline.Add(-reserve))
 		defer cancel()
 	}
-	return c.cfg.Runner.Run(ctx, c.cfg.Zpool, args...)
+	var subcommand string
+	if len(args) > 0 {
+		subcommand = args[0]
+	}
+	out, err := c.cfg.Runner.Run(c.limits.context(ctx, subcommand), c.cfg.Zpool, args...)
+	if n, raised := c.limits.learn(subcommand, out, err); raised {
+		c.logger.Warn("zpool's output passed the limit; the next run may print more", "subcommand", subcommand, "err", err, "limit_bytes", n)
+	}
+	return out, err
 }
