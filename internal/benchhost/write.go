@@ -3,9 +3,11 @@ package benchhost
 import (
 	"bufio"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/zpool-exporter/zpool_exporter/internal/runner"
 )
@@ -14,11 +16,37 @@ import (
 // capture per zpool command line, named as the replay decodes it and
 // without a header, then kstat/, proc/, dev/ and sys/.
 func Write(dir string, s Spec) error {
-	if err := s.check(); err != nil {
+	h, err := writeZpool(dir, s)
+	if err != nil {
 		return err
 	}
-	if err := os.Mkdir(dir, 0o755); err != nil {
+	for name, text := range kstatFiles(h) {
+		if err := writeFile(filepath.Join(dir, "kstat", name), text); err != nil {
+			return err
+		}
+	}
+	if err := writeWith(filepath.Join(dir, "proc", "diskstats"), func(w *bufio.Writer) { writeDiskstats(w, h) }); err != nil {
 		return err
+	}
+	if err := writeDeviceTree(dir, h); err != nil {
+		return err
+	}
+	return bootTimes(filepath.Join(dir, "dev"))
+}
+
+// WriteZpool writes the zpool captures of the host of s alone into dir,
+// which must not exist yet.
+func WriteZpool(dir string, s Spec) error {
+	_, err := writeZpool(dir, s)
+	return err
+}
+
+func writeZpool(dir string, s Spec) (host, error) {
+	if err := s.check(); err != nil {
+		return host{}, err
+	}
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		return host{}, err
 	}
 	h := layout(s)
 	captures := []output{
@@ -36,18 +64,24 @@ func Write(dir string, s Spec) error {
 	}
 	for _, c := range captures {
 		if err := writeWith(filepath.Join(dir, runner.CaptureFileName(c.line)), c.write); err != nil {
-			return err
+			return host{}, err
 		}
 	}
-	for name, text := range kstatFiles(h) {
-		if err := writeFile(filepath.Join(dir, "kstat", name), text); err != nil {
+	return h, nil
+}
+
+// bootTimes sets the times of the directories under dev an hour back, as
+// on a host whose links udev made at boot: the exporter keeps the disks it
+// joined until a link changes, and takes a directory changed within the
+// last seconds for one still changing.
+func bootTimes(dev string) error {
+	boot := time.Now().Add(-time.Hour)
+	return filepath.WalkDir(dev, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || !d.IsDir() {
 			return err
 		}
-	}
-	if err := writeWith(filepath.Join(dir, "proc", "diskstats"), func(w *bufio.Writer) { writeDiskstats(w, h) }); err != nil {
-		return err
-	}
-	return writeDeviceTree(dir, h)
+		return os.Chtimes(p, boot, boot)
+	})
 }
 
 // output is a command line and what writes its output.
