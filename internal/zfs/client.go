@@ -50,6 +50,7 @@ type Client struct {
 	detectErr    error
 	detectFailed int
 	freshness    map[string]SourceState
+	lackedStates bool // the last JSON status lacked a vdev's state
 
 	limits outputLimits
 }

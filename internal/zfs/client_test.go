@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"os"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -143,5 +144,75 @@ func TestScrapeWithStatus(t *testing.T) {
 	}
 	if n := run.runs("zpool status"); n != 0 {
 		t.Errorf("zpool status ran %d times", n)
+	}
+}
+
+// overlapRunner notes whether two command lines ran at the same time: each
+// waits a while for the other once armed.
+type overlapRunner struct {
+	runner.Runner
+	lines [2]string
+
+	mu      sync.Mutex
+	armed   bool
+	running map[string]bool
+	overlap bool
+	both    chan struct{}
+}
+
+func (r *overlapRunner) Run(ctx context.Context, name string, args ...string) ([]byte, error) {
+	line := runner.CommandLine(name, args...)
+	r.mu.Lock()
+	watched := r.armed && (line == r.lines[0] || line == r.lines[1])
+	if watched {
+		r.running[line] = true
+		if r.running[r.lines[0]] && r.running[r.lines[1]] && !r.overlap {
+			r.overlap = true
+			close(r.both)
+		}
+	}
+	r.mu.Unlock()
+	if watched {
+		select {
+		case <-r.both:
+		case <-time.After(2 * time.Second):
+		}
+	}
+	return r.Runner.Run(ctx, name, args...)
+}
+
+// OpenZFS 2.3.2's JSON lacks the dRAID vdev's state, which the text status
+// gives: once a scrape has found that, the next ones read both at once.
+func TestTextStatusBesideJSONOnceNeeded(t *testing.T) {
+	replay, err := runner.NewReplayWithOptions("zpool/testdata/openzfs-2.3-guest", runner.ReplayOptions{Scenarios: []string{"01-created"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := &overlapRunner{Runner: replay, lines: [2]string{"zpool status -j --json-int", "zpool status -p"}, running: map[string]bool{}, both: make(chan struct{})}
+	client := New(Config{Runner: run, Location: time.UTC, Now: func() time.Time { return testNow }}, slog.New(slog.DiscardHandler))
+	draidState := func() string {
+		t.Helper()
+		st, err := client.Status(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		state := "none"
+		for _, p := range st.Pools {
+			p.Root.Walk(func(v *zpool.Vdev, _ string) {
+				if strings.HasPrefix(v.Name, "draid") && strings.Contains(v.Name, ":") { // not its distributed spare
+					state = v.State
+				}
+			})
+		}
+		return state
+	}
+	if s := draidState(); s != "online" {
+		t.Fatalf("first scrape: dRAID vdev state %q, want online", s)
+	}
+	run.mu.Lock()
+	run.armed = true
+	run.mu.Unlock()
+	if s := draidState(); s != "online" || !run.overlap {
+		t.Errorf("second scrape: dRAID vdev state %q, JSON and text at once %v; want online, true", s, run.overlap)
 	}
 }

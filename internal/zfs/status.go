@@ -23,6 +23,12 @@ func (c *Client) readStatus(ctx context.Context) (*zpool.Status, error) {
 		return nil, err
 	}
 	args := caps.StatusArgs
+	var text <-chan textStatus
+	if caps.StatusFormat == StatusJSON && c.jsonLackedStates() {
+		// The text status will be needed again: it runs beside the JSON
+		// rather than after it, so that a slow zpool costs one wait.
+		text = c.readTextStatus(ctx)
+	}
 	out, err := c.zpool(ctx, args...)
 	if err != nil {
 		return nil, err
@@ -40,7 +46,7 @@ func (c *Client) readStatus(ctx context.Context) (*zpool.Status, error) {
 					p.Scans[i].Estimate(now)
 				}
 			}
-			c.fillMissingStates(ctx, st)
+			c.fillMissingStates(ctx, st, text)
 		}
 	} else {
 		st, err = zpool.ParseStatus(bytes.NewReader(out), c.cfg.Location)
@@ -62,27 +68,30 @@ func (c *Client) readStatus(ctx context.Context) (*zpool.Status, error) {
 // fillMissingStates takes the states that JSON status lacks from the text
 // status: OpenZFS 2.3.2 prints no state (nor type or GUID) for a dRAID
 // vdev in JSON, and a vdev without a state would escape the health alerts.
-func (c *Client) fillMissingStates(ctx context.Context, st *zpool.Status) {
+// text is the text status when it was started beside the JSON, or nil.
+func (c *Client) fillMissingStates(ctx context.Context, st *zpool.Status, text <-chan textStatus) {
 	missing := false
 	for _, p := range st.Pools {
 		if p.Root != nil {
 			p.Root.Walk(func(v *zpool.Vdev, _ string) { missing = missing || v.State == "" })
 		}
 	}
+	c.mu.Lock()
+	c.lackedStates = missing
+	c.mu.Unlock()
 	if !missing {
 		return
 	}
-	out, err := c.zpool(ctx, "status", "-p")
-	var text *zpool.Status
-	if err == nil {
-		text, err = zpool.ParseStatus(bytes.NewReader(out), c.cfg.Location)
+	if text == nil {
+		text = c.readTextStatus(ctx)
 	}
-	if err != nil {
-		c.logger.Debug("cannot read the text status for the vdev states JSON lacks", "err", err)
+	r := <-text
+	if r.err != nil {
+		c.logger.Debug("cannot read the text status for the vdev states JSON lacks", "err", r.err)
 		return
 	}
 	states := map[[2]string]string{}
-	for _, p := range text.Pools {
+	for _, p := range r.status.Pools {
 		if p.Root != nil {
 			p.Root.Walk(func(v *zpool.Vdev, _ string) { states[[2]string{p.Name, v.Name}] = v.State })
 		}
@@ -96,4 +105,33 @@ func (c *Client) fillMissingStates(ctx context.Context, st *zpool.Status) {
 			})
 		}
 	}
+}
+
+// textStatus is the text status read for the states JSON lacks.
+type textStatus struct {
+	status *zpool.Status
+	err    error
+}
+
+// readTextStatus reads `zpool status -p` in the background; the channel
+// gets its result, and is never waited on in vain: the run ends by ctx's
+// deadline.
+func (c *Client) readTextStatus(ctx context.Context) <-chan textStatus {
+	ch := make(chan textStatus, 1)
+	go func() {
+		out, err := c.zpool(ctx, "status", "-p")
+		var st *zpool.Status
+		if err == nil {
+			st, err = zpool.ParseStatus(bytes.NewReader(out), c.cfg.Location)
+		}
+		ch <- textStatus{st, err}
+	}()
+	return ch
+}
+
+// jsonLackedStates tells whether the last JSON status lacked a vdev state.
+func (c *Client) jsonLackedStates() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.lackedStates
 }
