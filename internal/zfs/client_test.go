@@ -177,6 +177,7 @@ func (r *overlapRunner) Run(ctx context.Context, name string, args ...string) ([
 		case <-r.both:
 		case <-time.After(2 * time.Second):
 		}
+		defer func() { r.mu.Lock(); delete(r.running, line); r.mu.Unlock() }()
 	}
 	return r.Runner.Run(ctx, name, args...)
 }
