@@ -30,6 +30,9 @@ var (
 type vdevIOCollector struct {
 	sampler *IostatSampler
 	logger  *slog.Logger
+
+	mu    sync.Mutex
+	pools []string // of the last status
 }
 
 func newVdevIOCollector(cfg Config, logger *slog.Logger) (Collector, error) {
@@ -37,24 +40,50 @@ func newVdevIOCollector(cfg Config, logger *slog.Logger) (Collector, error) {
 }
 
 func (c *vdevIOCollector) Update(ctx context.Context, s *zfs.Scrape, ch chan<- prometheus.Metric) error {
+	reads := newVdevPropertyReads(ctx, s)
+	if caps, _ := s.Detected(); caps.VdevPropertiesKnown && caps.VdevProperties {
+		// The pools are most likely those of the last scrape: their reads
+		// start beside zpool status instead of after it.
+		c.mu.Lock()
+		for _, name := range c.pools {
+			reads.start(name)
+		}
+		c.mu.Unlock()
+	}
 	st, err := s.Status(ctx)
 	if err != nil {
 		return err
 	}
-	if c.sampler != nil {
-		names := make([]string, 0, len(st.Pools))
-		for _, p := range st.Pools {
+	var names []string
+	for _, p := range st.Pools {
+		if p.Root != nil {
 			names = append(names, p.Name)
 		}
-		c.sampler.Expect(names)
 	}
-	props := readVdevProperties(ctx, s, st.Pools)
+	c.mu.Lock()
+	c.pools = names
+	c.mu.Unlock()
+	if c.sampler != nil {
+		all := make([]string, 0, len(st.Pools))
+		for _, p := range st.Pools {
+			all = append(all, p.Name)
+		}
+		c.sampler.Expect(all)
+	}
+	if caps, _ := s.Detected(); !caps.VdevPropertiesKnown && len(names) > 0 {
+		// The first read tells whether this zpool has vdev properties at
+		// all: the other pools wait for its answer rather than ask too.
+		reads.result(names[0])
+	}
+	for _, name := range names {
+		reads.start(name)
+	}
 	var errs []error
-	for i, p := range st.Pools {
+	for _, p := range st.Pools {
 		if p.Root == nil {
 			continue
 		}
-		if err := c.collectPool(p, props[i], ch); err != nil {
+		if err := c.collectPool(p, reads.result(p.Name), ch); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -72,38 +101,43 @@ type poolVdevProperties struct {
 	err   error
 }
 
-// readVdevProperties reads the I/O counters of every pool's vdevs, a zpool
-// run per pool, several at once: a scrape waits for the slowest run, not
-// for their sum.
-func readVdevProperties(ctx context.Context, s *zfs.Scrape, pools []*zpool.Pool) []poolVdevProperties {
-	out := make([]poolVdevProperties, len(pools))
-	read := func(i int) {
-		r := &out[i]
-		r.props, r.ok, r.err = s.VdevProperties(ctx, pools[i].Name, vdevIOProperties...)
+// vdevPropertyReads reads the I/O counters of pools' vdevs, a zpool run
+// per pool, several at once: a scrape waits for the slowest run, not for
+// their sum.
+type vdevPropertyReads struct {
+	ctx   context.Context
+	s     *zfs.Scrape
+	slots chan struct{}
+	reads map[string]chan poolVdevProperties
+}
+
+func newVdevPropertyReads(ctx context.Context, s *zfs.Scrape) *vdevPropertyReads {
+	return &vdevPropertyReads{ctx: ctx, s: s, slots: make(chan struct{}, maxVdevPropertyRuns), reads: map[string]chan poolVdevProperties{}}
+}
+
+// start starts reading a pool's vdev properties, unless it has begun.
+func (r *vdevPropertyReads) start(pool string) {
+	if _, ok := r.reads[pool]; ok {
+		return
 	}
-	var pending []int
-	for i, p := range pools {
-		if p.Root != nil {
-			pending = append(pending, i)
-		}
-	}
-	if caps, _ := s.Detected(); !caps.VdevPropertiesKnown && len(pending) > 0 {
-		// The first read tells whether this zpool has vdev properties at
-		// all: the other pools wait for its answer rather than ask too.
-		read(pending[0])
-		pending = pending[1:]
-	}
-	slots := make(chan struct{}, maxVdevPropertyRuns)
-	var wg sync.WaitGroup
-	for _, i := range pending {
-		wg.Go(func() {
-			slots <- struct{}{}
-			defer func() { <-slots }()
-			read(i)
-		})
-	}
-	wg.Wait()
-	return out
+	done := make(chan poolVdevProperties, 1)
+	r.reads[pool] = done
+	go func() {
+		r.slots <- struct{}{}
+		defer func() { <-r.slots }()
+		var p poolVdevProperties
+		p.props, p.ok, p.err = r.s.VdevProperties(r.ctx, pool, vdevIOProperties...)
+		done <- p
+	}()
+}
+
+// result waits for the read of a pool's vdev properties, starting it if
+// it has not begun.
+func (r *vdevPropertyReads) result(pool string) poolVdevProperties {
+	r.start(pool)
+	p := <-r.reads[pool]
+	r.reads[pool] <- p // for a later call
+	return p
 }
 
 func (c *vdevIOCollector) collectPool(p *zpool.Pool, read poolVdevProperties, ch chan<- prometheus.Metric) error {
