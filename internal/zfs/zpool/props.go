@@ -1,16 +1,11 @@
 package zpool
 
 import (
-	"bufio"
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
 )
-
-// maxLineBytes bounds one output line; vdev "children" lists of wide pools
-// are the longest.
-const maxLineBytes = 1 << 20
 
 // ParseGet reads `zpool get` output: the scripted form (-H, tab-separated
 // name, property, value and source) and the table that old versions and
@@ -21,34 +16,52 @@ const maxLineBytes = 1 << 20
 // In the table, a value wider than its column pushes the source right, so
 // rows are split on blanks: the value is everything between the property
 // and the last word.
+//
+// The strings of the properties share the memory of the output, which is
+// read whole.
 func ParseGet(r io.Reader) ([]Property, error) {
+	return ParseGetFunc(r, nil)
+}
+
+// ParseGetFunc is ParseGet returning only the rows whose property keep
+// accepts, or every row when keep is nil: a caller that reads a few of
+// the 75 properties of each vdev does not hold all of them. Every row is
+// still checked, so that output ParseGet rejects is rejected here too.
+func ParseGetFunc(r io.Reader, keep func(property string) bool) ([]Property, error) {
 	var (
 		props   []Property
-		columns int // columns of the table header; 0 for -H output
-		lineNo  int
+		columns int  // columns of the table header; 0 for -H output
+		sawRow  bool // whether a row was read, kept or not
 	)
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64*1024), maxLineBytes)
-	for sc.Scan() {
-		lineNo++
-		line := strings.TrimRight(sc.Text(), "\r")
+	out := readOutput(r)
+	err := out.eachLine(func(line string) error {
 		if strings.TrimSpace(line) == "" {
-			continue
+			return nil
 		}
-		if len(props) == 0 && columns == 0 {
+		if !sawRow && columns == 0 {
 			if n := getHeaderColumns(line); n > 0 {
 				columns = n
-				continue
+				return nil
 			}
 		}
 		p, err := parseGetRow(line, columns)
 		if err != nil {
-			return nil, fmt.Errorf("line %d: %w", lineNo, err)
+			return err
+		}
+		sawRow = true
+		if keep != nil && !keep(p.Property) {
+			return nil
+		}
+		if props == nil && keep == nil {
+			// One row a line: growing the slice row by row was most of
+			// the cost of 75,000 rows of vdev properties.
+			props = make([]Property, 0, out.lines())
 		}
 		props = append(props, p)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("line %d: %w", lineNo+1, err)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return props, nil
 }
@@ -70,6 +83,9 @@ func getHeaderColumns(line string) int {
 }
 
 func parseGetRow(line string, columns int) (Property, error) {
+	if columns == 0 && strings.Count(line, "\t") >= 2 {
+		return parseGetScripted(line)
+	}
 	sep := "\t"
 	fields := strings.Split(line, sep)
 	if columns > 0 || len(fields) == 1 {
@@ -98,20 +114,31 @@ func parseGetRow(line string, columns int) (Property, error) {
 	return p, nil
 }
 
+// parseGetScripted reads a row of -H output, of three tab-separated
+// fields or more, as parseGetRow would but without a slice of its fields:
+// the value is everything between the second tab and the last.
+func parseGetScripted(line string) (Property, error) {
+	name, rest, _ := strings.Cut(line, "\t")
+	property, rest, _ := strings.Cut(rest, "\t")
+	p := Property{Name: name, Property: property, Value: rest}
+	if i := strings.LastIndexByte(rest, '\t'); i >= 0 {
+		p.Value, p.Source = rest[:i], rest[i+1:]
+	}
+	if p.Name == "" || p.Property == "" {
+		return Property{}, fmt.Errorf("empty name or property in %q", line)
+	}
+	return p, nil
+}
+
 // ParseList reads `zpool list -H[p] -o col,...` output: one tab-separated
 // row per pool, keyed by columns (the names given to -o, in order). Rows
 // whose tabs became spaces in a paste are split on blanks. The vdev rows of
 // `-v` (indented by a tab) and its class rows ("logs  -  -") are skipped.
 func ParseList(r io.Reader, columns []string) ([]map[string]string, error) {
 	var rows []map[string]string
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64*1024), maxLineBytes)
-	lineNo := 0
-	for sc.Scan() {
-		lineNo++
-		line := strings.TrimRight(sc.Text(), "\r")
+	err := readOutput(r).eachLine(func(line string) error {
 		if strings.TrimSpace(line) == "" || strings.HasPrefix(line, "\t") {
-			continue
+			return nil
 		}
 		var fields []string
 		if strings.Contains(line, "\t") {
@@ -119,16 +146,17 @@ func ParseList(r io.Reader, columns []string) ([]map[string]string, error) {
 		} else {
 			fields = strings.Fields(line)
 			if len(fields) != len(columns) && isClassRow(fields) {
-				continue
+				return nil
 			}
 		}
 		if len(fields) != len(columns) {
-			return nil, fmt.Errorf("line %d: %d fields, want %d (%s)", lineNo, len(fields), len(columns), strings.Join(columns, ","))
+			return fmt.Errorf("%d fields, want %d (%s)", len(fields), len(columns), strings.Join(columns, ","))
 		}
 		rows = append(rows, zipRow(columns, fields))
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("line %d: %w", lineNo+1, err)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return rows, nil
 }
@@ -178,37 +206,33 @@ func ParseListTable(r io.Reader) ([]map[string]string, error) {
 	var (
 		columns []string
 		rows    []map[string]string
-		lineNo  int
 	)
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64*1024), maxLineBytes)
-	for sc.Scan() {
-		lineNo++
-		line := strings.TrimRight(sc.Text(), "\r")
+	err := readOutput(r).eachLine(func(line string) error {
 		if strings.TrimSpace(line) == "" {
-			continue
+			return nil
 		}
 		if columns == nil {
 			columns = listTableColumns(line)
 			if columns == nil {
-				return nil, fmt.Errorf("line %d: want a header starting with NAME, got %q", lineNo, line)
+				return fmt.Errorf("want a header starting with NAME, got %q", line)
 			}
-			continue
+			return nil
 		}
 		if line[0] == ' ' || line[0] == '\t' {
-			continue // a vdev row of -v
+			return nil // a vdev row of -v
 		}
 		fields := strings.Fields(line)
 		if len(fields) != len(columns) {
 			if isClassRow(fields) {
-				continue
+				return nil
 			}
-			return nil, fmt.Errorf("line %d: %d fields, want %d (%s)", lineNo, len(fields), len(columns), strings.Join(columns, ","))
+			return fmt.Errorf("%d fields, want %d (%s)", len(fields), len(columns), strings.Join(columns, ","))
 		}
 		rows = append(rows, zipRow(columns, fields))
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("line %d: %w", lineNo+1, err)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return rows, nil
 }

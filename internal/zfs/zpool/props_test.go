@@ -308,6 +308,39 @@ func TestParseGetForms(t *testing.T) {
 	}
 }
 
+// ParseGetFunc keeps the rows ParseGet returns whose property is wanted,
+// in order, and rejects what ParseGet rejects, kept or not.
+func TestParseGetFunc(t *testing.T) {
+	counters := func(property string) bool { return property == "size" || strings.HasSuffix(property, "_bytes") }
+	for _, path := range []string{"testdata/vdevprops-raidz-special.txt", "testdata/zfs-fuse/mirror__get-all.txt"} {
+		f := sample.MustRead(t, path)
+		all, err := ParseGet(bytes.NewReader(f.Body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want []Property
+		for _, p := range all {
+			if counters(p.Property) {
+				want = append(want, p)
+			}
+		}
+		got, err := ParseGetFunc(bytes.NewReader(f.Body), counters)
+		if err != nil || !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: got %+v, %v; want %+v", path, got, err, want)
+		}
+		if all, err := ParseGetFunc(bytes.NewReader(f.Body), nil); err != nil || len(all) == 0 {
+			t.Errorf("%s: without keep: %d properties, %v", path, len(all), err)
+		}
+	}
+	if props, err := ParseGetFunc(strings.NewReader("tank\tread_bytes\t1\t-\ntank size\n"), counters); err == nil || props != nil || !strings.HasPrefix(err.Error(), "line 2: ") {
+		t.Errorf("a bad row left out: %+v, %v; want a line 2 error", props, err)
+	}
+	// A table header is one only before the first row, kept or not.
+	if props, err := ParseGetFunc(strings.NewReader("tank health ONLINE -\nNAME PROPERTY VALUE\n"), counters); err != nil || props != nil {
+		t.Errorf("a header after a row: %+v, %v; want no property and no error", props, err)
+	}
+}
+
 func TestParseErrorsNameTheLine(t *testing.T) {
 	if _, err := ParseGet(strings.NewReader("tank\tsize\t1G\t-\ntank size\n")); err == nil || !strings.HasPrefix(err.Error(), "line 2: ") {
 		t.Errorf("ParseGet: %v, want a line 2 error", err)
