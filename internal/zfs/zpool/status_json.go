@@ -1,11 +1,9 @@
 package zpool
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"math"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -25,11 +23,11 @@ import (
 // output has no clock: call Scan.Estimate with the time of the run.
 // Sequential rebuilds carry their own pass time, so their rates are filled.
 func ParseStatusJSON(r io.Reader) (*Status, error) {
-	data, err := io.ReadAll(r)
-	if err != nil {
-		return nil, err
+	out := readOutput(r)
+	if out.err != nil {
+		return nil, out.err
 	}
-	doc, err := decodeOrderedJSON(data)
+	doc, err := decodeJSON(out.text)
 	if err != nil {
 		return nil, err
 	}
@@ -585,9 +583,9 @@ func (b vdevBuilder) vdev(key string, o *jsonObject, class string) (*Vdev, error
 	if c := f.str("class"); c != "" {
 		v.Class = vdevClass(c)
 	}
-	v.ReadErrors = zeroIfNil(f.num("read_errors"))
-	v.WriteErrors = zeroIfNil(f.num("write_errors"))
-	v.ChecksumErrors = zeroIfNil(f.num("checksum_errors"))
+	v.ReadErrors, _ = f.float("read_errors")
+	v.WriteErrors, _ = f.float("write_errors")
+	v.ChecksumErrors, _ = f.float("checksum_errors")
 	v.SlowIOs = f.num("slow_ios")
 	processed := f.num("scan_processed")
 	if f.err != nil {
@@ -605,13 +603,6 @@ func (b vdevBuilder) vdev(key string, o *jsonObject, class string) (*Vdev, error
 	return v, nil
 }
 
-func zeroIfNil(f *float64) float64 {
-	if f == nil {
-		return 0
-	}
-	return *f
-}
-
 // vdevStateJSON names a vdev state as the text output does. JSON prints
 // the kernel's state names (vdev_state_t), where the text prints
 // zpool_state_to_name's: CANT_OPEN is UNAVAIL there, or FAULTED when the
@@ -619,6 +610,8 @@ func zeroIfNil(f *float64) float64 {
 // OFFLINE. Early 2.3 development builds printed HEALTHY for ONLINE.
 func vdevStateJSON(state, aux string) string {
 	switch strings.ToUpper(state) {
+	case "ONLINE":
+		return "online" // as ToLower would, without a new string each vdev
 	case "HEALTHY":
 		return "online"
 	case "CLOSED":
@@ -653,28 +646,47 @@ func vdevClass(c string) string {
 	return strings.ToLower(c)
 }
 
-var (
-	parityInName   = regexp.MustCompile(`^(raidz|draid)([1-3])[-:]`)
-	interiorByName = regexp.MustCompile(`^(mirror|replacing|spare)-[0-9]+$`)
-)
-
 // vdevTypeJSON names a vdev type as the text output does: JSON says
 // "raidz" and "draid", the parity is in the name ("raidz2-0",
 // "draid1:4d:11c:1s-0"). OpenZFS 2.3.2 prints no vdev_type at all for a
 // dRAID vdev: the name tells it then.
 func vdevTypeJSON(t, name string) string {
-	m := parityInName.FindStringSubmatch(name)
+	typed := parityTypeInName(name) // "raidz2" of "raidz2-0"
 	switch {
-	case (t == "raidz" || t == "draid") && m != nil && m[1] == t:
-		return t + m[2]
-	case t == "" && m != nil:
-		return m[1] + m[2]
+	case (t == "raidz" || t == "draid") && typed != "" && typed[:len(t)] == t:
+		return typed
+	case t == "" && typed != "":
+		return typed
 	case t == "":
-		if m := interiorByName.FindStringSubmatch(name); m != nil {
-			return m[1]
-		}
+		return interiorTypeInName(name)
 	}
 	return t
+}
+
+// parityTypeInName returns the "raidz1".."draid3" that starts the name of
+// a raidz or dRAID vdev, before a "-" or ":", or "".
+func parityTypeInName(name string) string {
+	if len(name) < len("raidz1-") || name[:5] != "raidz" && name[:5] != "draid" {
+		return ""
+	}
+	if parity, sep := name[5], name[6]; parity < '1' || parity > '3' || sep != '-' && sep != ':' {
+		return ""
+	}
+	return name[:6]
+}
+
+// interiorTypeInName returns "mirror", "replacing" or "spare" for a name
+// "<type>-<index>", or "".
+func interiorTypeInName(name string) string {
+	t, index, _ := strings.Cut(name, "-")
+	if index == "" || strings.Trim(index, "0123456789") != "" {
+		return ""
+	}
+	switch t {
+	case "mirror", "replacing", "spare":
+		return t
+	}
+	return ""
 }
 
 // auxNotes are the words `zpool status` prints for a vdev's aux state
@@ -718,11 +730,9 @@ func (f fieldReader) str(key string) string {
 	if !ok {
 		return ""
 	}
-	switch v := m.value.(type) {
-	case string:
-		return v
-	case json.Number:
-		return v.String()
+	switch m.value.(type) {
+	case jsonString, jsonNumber:
+		return m.text
 	}
 	return ""
 }
@@ -750,13 +760,13 @@ func (f *fieldReader) scalar(key, what string) (string, jsonMember, bool) {
 		return "", m, false
 	}
 	var s string
-	switch v := m.value.(type) {
-	case json.Number:
-		s = v.String()
-	case string:
-		s = strings.TrimSpace(v)
+	switch m.value.(type) {
+	case jsonNumber:
+		s = m.text
+	case jsonString:
+		s = strings.TrimSpace(m.text)
 	default:
-		f.fail(m, what, v)
+		f.fail(m, what, m.value)
 		return "", m, false
 	}
 	return s, m, s != "" && s != "-"
@@ -764,19 +774,25 @@ func (f *fieldReader) scalar(key, what string) (string, jsonMember, bool) {
 
 // num reads a number: exact (--json-int, -p) or human-readable ("6.12K").
 func (f *fieldReader) num(key string) *float64 {
-	s, m, ok := f.scalar(key, "a number")
-	if !ok {
-		return nil
-	}
-	n, ok, err := ParseSize(s)
-	if err != nil {
-		f.fail(m, "a number", s)
-		return nil
-	}
+	n, ok := f.float(key)
 	if !ok {
 		return nil
 	}
 	return &n
+}
+
+// float is num without a pointer: 0 and false for no value.
+func (f *fieldReader) float(key string) (float64, bool) {
+	s, m, ok := f.scalar(key, "a number")
+	if !ok {
+		return 0, false
+	}
+	n, ok, err := ParseSize(s)
+	if err != nil {
+		f.fail(m, "a number", s)
+		return 0, false
+	}
+	return n, ok
 }
 
 // nonZero tells whether a field is set to something other than zero: the
