@@ -258,8 +258,14 @@ func vdevKind(name string) string {
 	return strings.TrimRight(name, "0123456789")
 }
 
+// isDigits tells whether s is one or more decimal digits.
 func isDigits(s string) bool {
-	return s != "" && strings.Trim(s, "0123456789") == ""
+	for i := range len(s) {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // sameLeaf compares a leaf as iostat names it with status: the same

@@ -31,11 +31,12 @@ func (o output) lines() int {
 	return strings.Count(o.text, "\n") + 1
 }
 
-// eachLine calls fn with each line, split as bufio.Scanner splits lines
-// but with every trailing "\r" trimmed, until fn returns an error. That
-// error, a line of maxLineBytes or more, or else the read error is
-// returned after its line number, counted from 1, as the scanner did.
-func (o output) eachLine(fn func(line string) error) error {
+// eachLine calls fn with each line and its number, from 1, split as
+// bufio.Scanner splits lines but with every trailing "\r" trimmed, until
+// fn returns an error. It returns that error, or else a line of
+// maxLineBytes or more or the read error after its line number, as the
+// scanner did.
+func (o output) eachLine(fn func(lineNo int, line string) error) error {
 	lineNo := 0
 	for line := range strings.Lines(o.text) {
 		lineNo++
@@ -43,8 +44,8 @@ func (o output) eachLine(fn func(line string) error) error {
 		if len(line) >= maxLineBytes {
 			return fmt.Errorf("line %d: %w", lineNo, bufio.ErrTooLong)
 		}
-		if err := fn(strings.TrimRight(line, "\r")); err != nil {
-			return fmt.Errorf("line %d: %w", lineNo, err)
+		if err := fn(lineNo, strings.TrimRight(line, "\r")); err != nil {
+			return err
 		}
 	}
 	if o.err != nil {

@@ -1,5 +1,7 @@
 package zpool
 
+import "strings"
+
 // NameSeparator joins a vdev's name to its parent's where zpool's own name
 // is not unique within the pool.
 const NameSeparator = "/"
@@ -24,7 +26,9 @@ func qualifyNames(root *Vdev) {
 			spares[top.Name] = true
 		}
 	}
-	taken := map[string]bool{root.Name: true}
+	// Sized at once: a pool of a thousand leaves grew it a dozen times.
+	taken := make(map[string]bool, countVdevs(root))
+	taken[root.Name] = true
 	var walk func(v *Vdev, depth int)
 	walk = func(v *Vdev, depth int) {
 		for _, c := range v.Children {
@@ -56,4 +60,25 @@ func (v *Vdev) PrintedName() string {
 		return v.Printed
 	}
 	return v.Name
+}
+
+// lowerState is strings.ToLower for a state, without a new string each
+// vdev for the usual ones.
+func lowerState(s string) string {
+	switch s {
+	case "ONLINE":
+		return "online"
+	case "AVAIL":
+		return "avail"
+	}
+	return strings.ToLower(s)
+}
+
+// countVdevs returns the number of vdevs of the tree under v, v included.
+func countVdevs(v *Vdev) int {
+	n := 1
+	for _, c := range v.Children {
+		n += countVdevs(c)
+	}
+	return n
 }

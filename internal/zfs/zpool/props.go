@@ -34,7 +34,7 @@ func ParseGetFunc(r io.Reader, keep func(property string) bool) ([]Property, err
 		sawRow  bool // whether a row was read, kept or not
 	)
 	out := readOutput(r)
-	err := out.eachLine(func(line string) error {
+	err := out.eachLine(func(lineNo int, line string) error {
 		if strings.TrimSpace(line) == "" {
 			return nil
 		}
@@ -46,7 +46,7 @@ func ParseGetFunc(r io.Reader, keep func(property string) bool) ([]Property, err
 		}
 		p, err := parseGetRow(line, columns)
 		if err != nil {
-			return err
+			return fmt.Errorf("line %d: %w", lineNo, err)
 		}
 		sawRow = true
 		if keep != nil && !keep(p.Property) {
@@ -136,7 +136,7 @@ func parseGetScripted(line string) (Property, error) {
 // `-v` (indented by a tab) and its class rows ("logs  -  -") are skipped.
 func ParseList(r io.Reader, columns []string) ([]map[string]string, error) {
 	var rows []map[string]string
-	err := readOutput(r).eachLine(func(line string) error {
+	err := readOutput(r).eachLine(func(lineNo int, line string) error {
 		if strings.TrimSpace(line) == "" || strings.HasPrefix(line, "\t") {
 			return nil
 		}
@@ -150,7 +150,7 @@ func ParseList(r io.Reader, columns []string) ([]map[string]string, error) {
 			}
 		}
 		if len(fields) != len(columns) {
-			return fmt.Errorf("%d fields, want %d (%s)", len(fields), len(columns), strings.Join(columns, ","))
+			return fmt.Errorf("line %d: %d fields, want %d (%s)", lineNo, len(fields), len(columns), strings.Join(columns, ","))
 		}
 		rows = append(rows, zipRow(columns, fields))
 		return nil
@@ -207,14 +207,14 @@ func ParseListTable(r io.Reader) ([]map[string]string, error) {
 		columns []string
 		rows    []map[string]string
 	)
-	err := readOutput(r).eachLine(func(line string) error {
+	err := readOutput(r).eachLine(func(lineNo int, line string) error {
 		if strings.TrimSpace(line) == "" {
 			return nil
 		}
 		if columns == nil {
 			columns = listTableColumns(line)
 			if columns == nil {
-				return fmt.Errorf("want a header starting with NAME, got %q", line)
+				return fmt.Errorf("line %d: want a header starting with NAME, got %q", lineNo, line)
 			}
 			return nil
 		}
@@ -226,7 +226,7 @@ func ParseListTable(r io.Reader) ([]map[string]string, error) {
 			if isClassRow(fields) {
 				return nil
 			}
-			return fmt.Errorf("%d fields, want %d (%s)", len(fields), len(columns), strings.Join(columns, ","))
+			return fmt.Errorf("line %d: %d fields, want %d (%s)", lineNo, len(fields), len(columns), strings.Join(columns, ","))
 		}
 		rows = append(rows, zipRow(columns, fields))
 		return nil

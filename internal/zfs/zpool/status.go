@@ -1,7 +1,6 @@
 package zpool
 
 import (
-	"bufio"
 	"fmt"
 	"io"
 	"regexp"
@@ -23,16 +22,12 @@ func ParseStatus(r io.Reader, loc *time.Location) (*Status, error) {
 		loc = time.Local
 	}
 	p := &statusParser{loc: loc, st: &Status{Pools: []*Pool{}}}
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64*1024), 1<<20)
-	for sc.Scan() {
-		p.lineNo++
-		if err := p.line(p.clean(sc.Text())); err != nil {
-			return nil, err
-		}
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("line %d: %w", p.lineNo+1, err)
+	err := readOutput(r).eachLine(func(lineNo int, line string) error {
+		p.lineNo = lineNo
+		return p.line(p.clean(line))
+	})
+	if err != nil {
+		return nil, err
 	}
 	p.endPool()
 	return p.st, nil
@@ -72,10 +67,28 @@ var (
 	ansiEscape = regexp.MustCompile(`\x1b\[[0-9;]*m`)
 	// A ZFS test-suite log puts "12:20:10.98 " before every line.
 	logPrefix = regexp.MustCompile(`^[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]+(?: |$)`)
-	// Header keys are right-aligned in a field of spaces ("  pool:",
-	// "   see:", "checkpoint:"); continuation lines start with a tab.
-	headerLine = regexp.MustCompile(`^ {0,7}([a-z]+):(?:[ \t]+(.*))?$`)
 )
+
+// splitHeader splits a header line: a key of lowercase letters that up to
+// seven spaces right-align ("  pool:", "   see:", "checkpoint:"), a colon,
+// and nothing or blanks and the value, trimmed. Continuation lines start
+// with a tab. It is read by hand, as every line of a large pool's config
+// table is tried.
+func splitHeader(s string) (key, value string, ok bool) {
+	start := len(s) - len(strings.TrimLeft(s, " "))
+	end := start
+	for end < len(s) && 'a' <= s[end] && s[end] <= 'z' {
+		end++
+	}
+	if start > 7 || end == start || end == len(s) || s[end] != ':' {
+		return "", "", false
+	}
+	value = s[end+1:]
+	if value != "" && value[0] != ' ' && value[0] != '\t' {
+		return "", "", false
+	}
+	return s[start:end], strings.TrimSpace(value), true
+}
 
 // clean drops what a terminal or a log adds to a line: colours (ZFS_COLOR),
 // a carriage return, trailing padding and a log timestamp prefix.
@@ -86,7 +99,7 @@ func (p *statusParser) clean(s string) string {
 	s = strings.TrimRight(s, " \t\r")
 	if !p.started && s != "" {
 		p.started = true
-		if loc := logPrefix.FindStringIndex(s); loc != nil && headerLine.MatchString(s[loc[1]:]) {
+		if loc := logPrefix.FindStringIndex(s); loc != nil && isHeader(s[loc[1]:]) {
 			p.logPrefix = true
 		}
 	}
@@ -163,14 +176,16 @@ func indented(s string) bool { return s[0] == ' ' || s[0] == '\t' }
 // error list only known keys count, so that no vdev or file is mistaken
 // for one.
 func (p *statusParser) header(s string) (key, value string, ok bool) {
-	m := headerLine.FindStringSubmatch(s)
-	if m == nil {
+	key, value, ok = splitHeader(s)
+	if !ok || (p.sect == inTable || p.sect == inErrorFiles) && !knownHeaders[key] {
 		return "", "", false
 	}
-	if (p.sect == inTable || p.sect == inErrorFiles) && !knownHeaders[m[1]] {
-		return "", "", false
-	}
-	return m[1], strings.TrimSpace(m[2]), true
+	return key, value, true
+}
+
+func isHeader(s string) bool {
+	_, _, ok := splitHeader(s)
+	return ok
 }
 
 var knownHeaders = map[string]bool{

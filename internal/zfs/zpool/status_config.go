@@ -19,6 +19,7 @@ type configTable struct {
 	rootCol int
 	class   string  // class of the section being read
 	stack   []frame // open rows, outermost first
+	toks    []token // of the row being read, reused from row to row
 }
 
 type frame struct {
@@ -63,8 +64,8 @@ type token struct {
 	end  int // offset just past the token in its line
 }
 
-func tokenize(line string) []token {
-	var toks []token
+// tokenize appends the blank-separated tokens of line to toks.
+func tokenize(toks []token, line string) []token {
 	for i := 0; i < len(line); {
 		if line[i] == ' ' || line[i] == '\t' {
 			i++
@@ -99,7 +100,8 @@ func column(line string) int {
 
 func (t *configTable) row(line string) error {
 	col := column(line)
-	toks := tokenize(line)
+	t.toks = tokenize(t.toks[:0], line)
+	toks := t.toks
 	name := toks[0].text
 	if class, ok := classHeaders[name]; ok && t.root != nil && col <= t.rootCol {
 		// Old outputs give the header a state and counters of its own
@@ -111,7 +113,7 @@ func (t *configTable) row(line string) error {
 	if len(toks) < 2 {
 		return fmt.Errorf("vdev %q has no state", name)
 	}
-	v := &Vdev{Name: name, State: strings.ToLower(toks[1].text)}
+	v := &Vdev{Name: name, State: lowerState(toks[1].text)}
 	end, err := t.readCounters(v, toks[2:])
 	if err != nil {
 		return fmt.Errorf("vdev %q: %w", name, err)
@@ -180,7 +182,8 @@ func setCounter(v *Vdev, column string, n float64, ok bool) {
 	case "SLOW", "DELAY":
 		// Interior vdevs print "-": only leaves count slow I/Os.
 		if ok {
-			v.SlowIOs = &n
+			slow := n
+			v.SlowIOs = &slow
 		}
 	}
 }
@@ -191,6 +194,9 @@ var processedNote = regexp.MustCompile(`^(\S+) (resilvered|repaired)\b`)
 // zpool reports per leaf ("16.6M resilvered", "12.9M repaired") and the
 // last path of a missing device ("was /dev/sdb1").
 func annotate(v *Vdev) {
+	if v.Note == "" {
+		return // most rows
+	}
 	if m := processedNote.FindStringSubmatch(v.Note); m != nil {
 		if n, ok, err := ParseSize(m[1]); err == nil && ok {
 			if m[2] == "resilvered" {
@@ -276,30 +282,24 @@ var bareInterior = map[string]string{
 	"spare":     "spare",
 }
 
-var (
-	// "mirror-0", "raidz2-1", "draid1:4d:11c:1s-0", "replacing-3".
-	numberedVdev = regexp.MustCompile(`^(mirror|raidz[1-3]?|draid[1-3]|replacing|spare|root|hole|missing|indirect)(:[0-9a-z:]*)?-[0-9]+$`)
-	// The distributed spares of a dRAID: "draid1-0-0".
-	distributedSpare = regexp.MustCompile(`^draid[1-3]-[0-9]+-[0-9]+$`)
-	guidName         = regexp.MustCompile(`^[0-9]{10,20}$`)
-)
-
 // isGUID tells a vdev named by its GUID (a missing device, or -g) from a
-// device whose name is a short number.
-func isGUID(name string) bool { return guidName.MatchString(name) }
+// device whose name is a short number: it has 10 to 20 digits.
+func isGUID(name string) bool {
+	return len(name) >= 10 && len(name) <= 20 && isDigits(name)
+}
 
 // vdevType reads the type from the name, which is all the text output
 // tells. An interior vdev whose name does not tell (a GUID under -g) has
 // no type.
 func vdevType(v *Vdev) string {
-	if distributedSpare.MatchString(v.Name) {
+	if isDistributedSpare(v.Name) {
 		return "dspare"
 	}
-	if m := numberedVdev.FindStringSubmatch(v.Name); m != nil && (m[2] == "" || strings.HasPrefix(m[1], "draid")) {
-		if m[1] == "raidz" {
+	if t, options := numberedType(v.Name); t != "" && (!options || strings.HasPrefix(t, "draid")) {
+		if t == "raidz" {
 			return "raidz1"
 		}
-		return m[1]
+		return t
 	}
 	if len(v.Children) > 0 {
 		return ""
@@ -308,4 +308,39 @@ func vdevType(v *Vdev) string {
 		return "file"
 	}
 	return "disk"
+}
+
+// numberedTypes are the types that a numbered interior vdev's name starts
+// with: "mirror-0", "raidz2-1", "draid1:4d:11c:1s-0", "replacing-3".
+var numberedTypes = map[string]bool{
+	"mirror": true, "raidz": true, "raidz1": true, "raidz2": true, "raidz3": true,
+	"draid1": true, "draid2": true, "draid3": true, "replacing": true, "spare": true,
+	"root": true, "hole": true, "missing": true, "indirect": true,
+}
+
+// numberedType returns the type of a numbered interior vdev's name,
+// "<type>[:<options>]-<index>", and whether it has options (of lowercase
+// letters, digits and colons: "draid1:4d:11c:1s-0"); "" when the name is
+// not one.
+func numberedType(name string) (t string, options bool) {
+	i := strings.LastIndexByte(name, '-')
+	if i < 0 || !isDigits(name[i+1:]) {
+		return "", false
+	}
+	t, opts, options := strings.Cut(name[:i], ":")
+	if !numberedTypes[t] || strings.Trim(opts, "0123456789abcdefghijklmnopqrstuvwxyz:") != "" {
+		return "", false
+	}
+	return t, options
+}
+
+// isDistributedSpare tells the name of a dRAID's distributed spare:
+// "draid1-0-0".
+func isDistributedSpare(name string) bool {
+	rest, ok := strings.CutPrefix(name, "draid")
+	if !ok || len(rest) < 2 || rest[0] < '1' || rest[0] > '3' || rest[1] != '-' {
+		return false
+	}
+	group, spare, ok := strings.Cut(rest[2:], "-")
+	return ok && isDigits(group) && isDigits(spare)
 }

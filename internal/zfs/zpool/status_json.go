@@ -610,8 +610,6 @@ func (b vdevBuilder) vdev(key string, o *jsonObject, class string) (*Vdev, error
 // OFFLINE. Early 2.3 development builds printed HEALTHY for ONLINE.
 func vdevStateJSON(state, aux string) string {
 	switch strings.ToUpper(state) {
-	case "ONLINE":
-		return "online" // as ToLower would, without a new string each vdev
 	case "HEALTHY":
 		return "online"
 	case "CLOSED":
@@ -625,7 +623,7 @@ func vdevStateJSON(state, aux string) string {
 		}
 		return "unavail"
 	}
-	return strings.ToLower(state)
+	return lowerState(state)
 }
 
 func vdevClass(c string) string {
