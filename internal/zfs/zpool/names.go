@@ -82,3 +82,21 @@ func countVdevs(v *Vdev) int {
 	}
 	return n
 }
+
+// vdevBlocks hands out the vdevs of a tree from blocks of many: one
+// allocation per block rather than one per vdev of a pool of a thousand
+// leaves. A vdev keeps the others of its block alive; a tree is kept or
+// dropped whole.
+type vdevBlocks struct {
+	free []Vdev
+}
+
+// new returns a zero vdev.
+func (b *vdevBlocks) new() *Vdev {
+	if len(b.free) == 0 {
+		b.free = make([]Vdev, 64)
+	}
+	v := &b.free[0]
+	b.free = b.free[1:]
+	return v
+}

@@ -20,6 +20,7 @@ type configTable struct {
 	class   string  // class of the section being read
 	stack   []frame // open rows, outermost first
 	toks    []token // of the row being read, reused from row to row
+	vdevs   vdevBlocks
 }
 
 type frame struct {
@@ -113,7 +114,8 @@ func (t *configTable) row(line string) error {
 	if len(toks) < 2 {
 		return fmt.Errorf("vdev %q has no state", name)
 	}
-	v := &Vdev{Name: name, State: lowerState(toks[1].text)}
+	v := t.vdevs.new()
+	v.Name, v.State = name, lowerState(toks[1].text)
 	end, err := t.readCounters(v, toks[2:])
 	if err != nil {
 		return fmt.Errorf("vdev %q: %w", name, err)

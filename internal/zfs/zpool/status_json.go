@@ -412,6 +412,7 @@ var vdevSections = map[string]string{
 type vdevBuilder struct {
 	pool      string
 	processed string // ScanResilver or ScanScrub: what scan_processed means
+	vdevs     vdevBlocks
 }
 
 type flatVdev struct {
@@ -425,7 +426,7 @@ type flatVdev struct {
 // every vdev at one level with its "parent", children before parents, and
 // needs relinking; OpenZFS 2.3 also nests copies of the children in each
 // interior vdev there, which are ignored.
-func (b vdevBuilder) tree(pool *jsonObject) (*Vdev, error) {
+func (b *vdevBuilder) tree(pool *jsonObject) (*Vdev, error) {
 	vdevs, err := pool.object("vdevs")
 	if err != nil {
 		return nil, err
@@ -541,7 +542,7 @@ func checkLink(child, parent *Vdev, parentOf map[*Vdev]*Vdev) error {
 const maxVdevDepth = 64
 
 // subtree reads a vdev and its nested children.
-func (b vdevBuilder) subtree(key string, o *jsonObject, class string, depth int) (*Vdev, error) {
+func (b *vdevBuilder) subtree(key string, o *jsonObject, class string, depth int) (*Vdev, error) {
 	if depth > maxVdevDepth {
 		return nil, fmt.Errorf("vdev %q: tree deeper than %d levels", key, maxVdevDepth)
 	}
@@ -569,16 +570,15 @@ func (b vdevBuilder) subtree(key string, o *jsonObject, class string, depth int)
 
 // vdev reads one vdev object, without its children. class is the class of
 // its section or parent, used when the object names none.
-func (b vdevBuilder) vdev(key string, o *jsonObject, class string) (*Vdev, error) {
+func (b *vdevBuilder) vdev(key string, o *jsonObject, class string) (*Vdev, error) {
 	f := fieldReader{obj: o}
-	v := &Vdev{
-		Name:  firstNonEmpty(f.str("name"), key),
-		Class: class,
-		State: vdevStateJSON(f.str("state"), f.str("aux")),
-		Path:  f.str("path"),
-		GUID:  f.str("guid"),
-		Note:  auxNote(f.str("aux")),
-	}
+	v := b.vdevs.new()
+	v.Name = firstNonEmpty(f.str("name"), key)
+	v.Class = class
+	v.State = vdevStateJSON(f.str("state"), f.str("aux"))
+	v.Path = f.str("path")
+	v.GUID = f.str("guid")
+	v.Note = auxNote(f.str("aux"))
 	v.Type = vdevTypeJSON(f.str("vdev_type"), v.Name)
 	if c := f.str("class"); c != "" {
 		v.Class = vdevClass(c)
