@@ -16,7 +16,9 @@ import (
 // read in loc, since zpool prints local time (in the C locale).
 //
 // Unknown header keys, states and vdev annotations are kept or skipped;
-// any other line that cannot be read is an error naming its number.
+// any other line that cannot be read is an error naming its number. The
+// strings of the status share the memory of the output, which is read
+// whole.
 func ParseStatus(r io.Reader, loc *time.Location) (*Status, error) {
 	if loc == nil {
 		loc = time.Local

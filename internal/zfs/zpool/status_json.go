@@ -22,6 +22,9 @@ import (
 // Running scans carry raw pass figures instead of rates, because the
 // output has no clock: call Scan.Estimate with the time of the run.
 // Sequential rebuilds carry their own pass time, so their rates are filled.
+//
+// The strings of the status share the memory of the output, which is read
+// whole.
 func ParseStatusJSON(r io.Reader) (*Status, error) {
 	out := readOutput(r)
 	if out.err != nil {
