@@ -42,32 +42,36 @@ func GetAllLine(line string) (all string, properties []string, ok bool) {
 func KeepProperties(out []byte, properties []string) []byte {
 	var (
 		kept    bytes.Buffer
-		name    string
-		current = map[string][]byte{}
+		name    []byte
+		current = make([][]byte, len(properties)) // the object's rows, by property
 	)
 	flush := func() {
-		for _, p := range properties {
-			if row, ok := current[p]; ok {
-				kept.Write(row)
-			}
+		for i, row := range current {
+			kept.Write(row)
+			current[i] = nil
 		}
-		clear(current)
 	}
 	for row := range bytes.Lines(out) {
-		f := bytes.SplitN(row, []byte("\t"), 3)
-		if len(f) < 3 {
+		objEnd := bytes.IndexByte(row, '\t')
+		if objEnd < 0 {
 			continue
 		}
-		if string(f[0]) != name {
+		propEnd := bytes.IndexByte(row[objEnd+1:], '\t')
+		if propEnd < 0 {
+			continue
+		}
+		if !bytes.Equal(row[:objEnd], name) {
 			flush()
-			name = string(f[0])
+			name = row[:objEnd]
 		}
-		if slices.Contains(properties, string(f[1])) {
-			if !bytes.HasSuffix(row, []byte("\n")) {
-				row = append(slices.Clip(row), '\n')
-			}
-			current[string(f[1])] = row
+		i := slices.Index(properties, string(row[objEnd+1:objEnd+1+propEnd]))
+		if i < 0 {
+			continue
 		}
+		if !bytes.HasSuffix(row, []byte("\n")) {
+			row = append(slices.Clip(row), '\n')
+		}
+		current[i] = row
 	}
 	flush()
 	return kept.Bytes()
