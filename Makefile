@@ -84,7 +84,7 @@ staticcheck:
 # run of internal/scrapebench: zpool_exporter, and pdf/zfs_exporter beside
 # it when PEER is there, over the guest's captures and generated hosts of
 # 10 to 10,000 leaves in 1 and 10 pools, into one table (also written to
-# BENCH_DIR/bench.md). About 9 minutes on 2 idle cores; BENCH_SIZES picks
+# BENCH_DIR/bench.md). About 6 minutes on 2 idle cores; BENCH_SIZES picks
 # fewer hosts: make bench BENCH_SIZES='small 1x1000'.
 BENCH_SIZES ?= small 1x10 1x100 1x1000 1x5000 1x10000 10x10 10x100 10x1000 10x5000 10x10000
 BENCH_DIR ?= $(or $(TMPDIR),/tmp)/zpool-exporter-bench
