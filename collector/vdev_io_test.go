@@ -48,16 +48,8 @@ func (r *gatheringRunner) Run(ctx context.Context, name string, args ...string) 
 // The vdev properties of the guest's four pools are read all at once, and
 // each pool gets its counters.
 func TestVdevPropertiesOfPoolsReadAtOnce(t *testing.T) {
-	logger := slog.New(slog.DiscardHandler)
-	replay, err := runner.NewReplayWithOptions(guestDir("2.3"), runner.ReplayOptions{Scenarios: []string{"01-created"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	run := &gatheringRunner{Runner: replay, want: 1, all: make(chan struct{})}
-	e, err := New(testConfig(zfs.Config{Runner: run, Location: time.UTC, Now: func() time.Time { return testNow }}, Config{}, logger), logger, map[string]bool{"vdev_io": true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	run := &gatheringRunner{Runner: guestReplay(t), want: 1, all: make(chan struct{})}
+	e := vdevIOExporter(t, run)
 	// The first scrape learns from one pool that this zpool has vdev
 	// properties; the next reads every pool's at once.
 	gatherFrom(t, e.Scraper(context.Background()))
@@ -111,16 +103,8 @@ func (r *statusWaitsRunner) Run(ctx context.Context, name string, args ...string
 // Once the pools are known, their vdev properties are read beside zpool
 // status rather than after it.
 func TestVdevPropertiesReadBesideStatus(t *testing.T) {
-	logger := slog.New(slog.DiscardHandler)
-	replay, err := runner.NewReplayWithOptions(guestDir("2.3"), runner.ReplayOptions{Scenarios: []string{"01-created"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	run := &statusWaitsRunner{Runner: replay, started: make(chan struct{})}
-	e, err := New(testConfig(zfs.Config{Runner: run, Location: time.UTC, Now: func() time.Time { return testNow }}, Config{}, logger), logger, map[string]bool{"vdev_io": true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	run := &statusWaitsRunner{Runner: guestReplay(t), started: make(chan struct{})}
+	e := vdevIOExporter(t, run)
 	first := len(diskSeries(gatherFrom(t, e.Scraper(context.Background())), "zfs_vdev_read_bytes_total"))
 	run.mu.Lock()
 	run.armed = true
@@ -132,4 +116,25 @@ func TestVdevPropertiesReadBesideStatus(t *testing.T) {
 	if n := len(diskSeries(fams, "zfs_vdev_read_bytes_total")); n != first || n == 0 {
 		t.Errorf("%d vdevs with counters, want %d as in the first scrape", n, first)
 	}
+}
+
+// guestReplay replays the OpenZFS 2.3.2 guest's four new pools.
+func guestReplay(t *testing.T) *runner.Replay {
+	t.Helper()
+	replay, err := runner.NewReplayWithOptions(guestDir("2.3"), runner.ReplayOptions{Scenarios: []string{"01-created"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return replay
+}
+
+// vdevIOExporter is an exporter of the vdev_io collector alone over run.
+func vdevIOExporter(t *testing.T, run runner.Runner) *Exporter {
+	t.Helper()
+	logger := slog.New(slog.DiscardHandler)
+	e, err := New(testConfig(zfs.Config{Runner: run, Location: time.UTC, Now: func() time.Time { return testNow }}, Config{}, logger), logger, map[string]bool{"vdev_io": true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
 }
