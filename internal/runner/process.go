@@ -153,13 +153,11 @@ func (p *process) kill() {
 	p.sweeper.killHolders(p.openPipes())
 }
 
-// openPipes lists the inodes of the output pipes that a process still
-// holds. The copy may not have read to the end of a pipe that none holds:
-// what is left in it is output, not a process to look for.
+// openPipes lists the inodes of the output pipes not at their end yet.
 func (p *process) openPipes() []uint64 {
 	var open []uint64
 	for _, o := range p.outputs {
-		if !isClosed(o.eof) && hasWriter(o.r) {
+		if !isClosed(o.eof) {
 			open = append(open, o.ino)
 		}
 	}

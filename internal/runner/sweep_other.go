@@ -4,7 +4,6 @@ package runner
 
 import (
 	"fmt"
-	"os"
 	"strings"
 )
 
@@ -32,7 +31,3 @@ func (*sweeper) killHolders([]uint64) {}
 
 // describeProcess names a process for messages.
 func describeProcess(pid int) string { return fmt.Sprintf("pid %d", pid) }
-
-// hasWriter cannot tell here whether a process holds the write end of a
-// pipe: until the copy reads to its end, one may.
-func hasWriter(*os.File) bool { return true }
