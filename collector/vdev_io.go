@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -30,9 +29,6 @@ var (
 type vdevIOCollector struct {
 	sampler *IostatSampler
 	logger  *slog.Logger
-
-	mu    sync.Mutex
-	pools []string // of the last status
 }
 
 func newVdevIOCollector(cfg Config, logger *slog.Logger) (Collector, error) {
@@ -40,29 +36,20 @@ func newVdevIOCollector(cfg Config, logger *slog.Logger) (Collector, error) {
 }
 
 func (c *vdevIOCollector) Update(ctx context.Context, s *zfs.Scrape, ch chan<- prometheus.Metric) error {
-	reads := newVdevPropertyReads(ctx, s)
-	if caps, _ := s.Detected(); caps.VdevPropertiesKnown && caps.VdevProperties {
-		// The pools are most likely those of the last scrape: their reads
-		// start beside zpool status instead of after it.
-		c.mu.Lock()
-		for _, name := range c.pools {
-			reads.start(name)
-		}
-		c.mu.Unlock()
-	}
+	// The vdev properties are read once status has answered: a pool that
+	// hangs zpool status (suspended) would hang them too, each in a zpool
+	// process of its own that no kill ends.
 	st, err := s.Status(ctx)
 	if err != nil {
 		return err
 	}
+	reads := newVdevPropertyReads(ctx, s)
 	var names []string
 	for _, p := range st.Pools {
 		if p.Root != nil {
 			names = append(names, p.Name)
 		}
 	}
-	c.mu.Lock()
-	c.pools = names
-	c.mu.Unlock()
 	if c.sampler != nil {
 		all := make([]string, 0, len(st.Pools))
 		for _, p := range st.Pools {

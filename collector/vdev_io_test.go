@@ -67,57 +67,6 @@ func TestVdevPropertiesOfPoolsReadAtOnce(t *testing.T) {
 	}
 }
 
-// statusWaitsRunner holds zpool status, once armed, until a read of vdev
-// properties has started or a while has passed, and notes which came.
-type statusWaitsRunner struct {
-	runner.Runner
-
-	mu      sync.Mutex
-	armed   bool
-	started chan struct{}
-	seen    bool // a read of vdev properties started
-	beside  bool // while zpool status waited
-}
-
-func (r *statusWaitsRunner) Run(ctx context.Context, name string, args ...string) ([]byte, error) {
-	line := runner.CommandLine(name, args...)
-	r.mu.Lock()
-	armed := r.armed
-	if armed && strings.HasSuffix(line, " all-vdevs") && !r.seen {
-		r.seen = true
-		close(r.started)
-	}
-	r.mu.Unlock()
-	if armed && strings.HasPrefix(line, "zpool status") {
-		select {
-		case <-r.started:
-			r.mu.Lock()
-			r.beside = true
-			r.mu.Unlock()
-		case <-time.After(2 * time.Second):
-		}
-	}
-	return r.Runner.Run(ctx, name, args...)
-}
-
-// Once the pools are known, their vdev properties are read beside zpool
-// status rather than after it.
-func TestVdevPropertiesReadBesideStatus(t *testing.T) {
-	run := &statusWaitsRunner{Runner: guestReplay(t), started: make(chan struct{})}
-	e := vdevIOExporter(t, run)
-	first := len(diskSeries(gatherFrom(t, e.Scraper(context.Background())), "zfs_vdev_read_bytes_total"))
-	run.mu.Lock()
-	run.armed = true
-	run.mu.Unlock()
-	fams := gatherFrom(t, e.Scraper(context.Background()))
-	if !run.beside {
-		t.Error("zpool status ran alone: no read of vdev properties started beside it")
-	}
-	if n := len(diskSeries(fams, "zfs_vdev_read_bytes_total")); n != first || n == 0 {
-		t.Errorf("%d vdevs with counters, want %d as in the first scrape", n, first)
-	}
-}
-
 // guestReplay replays the OpenZFS 2.3.2 guest's four new pools.
 func guestReplay(t *testing.T) *runner.Replay {
 	t.Helper()
