@@ -153,11 +153,13 @@ func (p *process) kill() {
 	p.sweeper.killHolders(p.openPipes())
 }
 
-// openPipes lists the inodes of the output pipes not at their end yet.
+// openPipes lists the inodes of the output pipes that a process still
+// holds. The copy may not have read to the end of a pipe that none holds:
+// what is left in it is output, not a process to look for.
 func (p *process) openPipes() []uint64 {
 	var open []uint64
 	for _, o := range p.outputs {
-		if !isClosed(o.eof) {
+		if !isClosed(o.eof) && hasWriter(o.r) {
 			open = append(open, o.ino)
 		}
 	}

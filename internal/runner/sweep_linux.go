@@ -9,8 +9,10 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
+	"unsafe"
 )
 
 // maxHolderWalk bounds the pause between two walks of /proc for the
@@ -150,8 +152,13 @@ func lookAgain(pids []int, keep func(procInfo) bool) []procInfo {
 	return found
 }
 
+// procWalks counts walks of /proc, for tests: a command that leaves
+// nothing behind must cost none.
+var procWalks atomic.Uint64
+
 // walkProc returns the live processes, ours excepted, that keep.
 func walkProc(keep func(procInfo) bool) []procInfo {
+	procWalks.Add(1)
 	d, err := os.Open("/proc")
 	if err != nil {
 		return nil
@@ -217,4 +224,31 @@ func pids(ps []procInfo) []int {
 		out[i] = pi.pid
 	}
 	return out
+}
+
+// pollHup is POLLHUP: on the read end of a pipe, no process holds the
+// write end any more.
+const pollHup = 0x10
+
+// hasWriter reports whether any process still holds the write end of the
+// pipe whose read end is r. The kernel reports POLLHUP on the read end once
+// none does, whether or not data is left in the pipe, so that this takes
+// one system call where looking for the holders takes a walk of /proc. A
+// pipe the copy has closed has none: it read to the end.
+func hasWriter(r *os.File) bool {
+	rc, err := r.SyscallConn()
+	if err != nil {
+		return false
+	}
+	writer := true
+	cerr := rc.Control(func(fd uintptr) {
+		pfd := struct {
+			fd             int32
+			events, revent int16
+		}{fd: int32(fd)}
+		var ts syscall.Timespec // do not wait
+		n, _, errno := syscall.Syscall6(syscall.SYS_PPOLL, uintptr(unsafe.Pointer(&pfd)), 1, uintptr(unsafe.Pointer(&ts)), 0, 0, 0)
+		writer = errno != 0 || n != 1 || pfd.revent&pollHup == 0
+	})
+	return writer && cerr == nil
 }
