@@ -92,6 +92,7 @@ func startProcess(name string, args []string, env []string, stdout, stderr io.Wr
 // exited, and a child it left running would otherwise outlive every run,
 // or keep the pipes open past the end.
 func (p *process) reap(wait func(*exec.Cmd) error) {
+	awaitExit(p.pid)
 	err := wait(p.cmd)
 	p.mu.Lock()
 	p.err = err

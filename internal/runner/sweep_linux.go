@@ -12,7 +12,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
-	"unsafe"
+
+	"golang.org/x/sys/unix"
 )
 
 // maxHolderWalk bounds the pause between two walks of /proc for the
@@ -226,10 +227,6 @@ func pids(ps []procInfo) []int {
 	return out
 }
 
-// pollHup is POLLHUP: on the read end of a pipe, no process holds the
-// write end any more.
-const pollHup = 0x10
-
 // hasWriter reports whether any process still holds the write end of the
 // pipe whose read end is r. The kernel reports POLLHUP on the read end once
 // none does, whether or not data is left in the pipe, so that this takes
@@ -242,13 +239,8 @@ func hasWriter(r *os.File) bool {
 	}
 	writer := true
 	cerr := rc.Control(func(fd uintptr) {
-		pfd := struct {
-			fd             int32
-			events, revent int16
-		}{fd: int32(fd)}
-		var ts syscall.Timespec // do not wait
-		n, _, errno := syscall.Syscall6(syscall.SYS_PPOLL, uintptr(unsafe.Pointer(&pfd)), 1, uintptr(unsafe.Pointer(&ts)), 0, 0, 0)
-		writer = errno != 0 || n != 1 || pfd.revent&pollHup == 0
+		revents, err := pollNow(int(fd), 0) // POLLHUP comes unasked
+		writer = err != nil || revents&unix.POLLHUP == 0
 	})
 	return writer && cerr == nil
 }
