@@ -223,7 +223,9 @@ func (o *output) copy(w io.Writer) {
 	defer close(o.eof)
 	defer o.end()
 	defer o.r.Close()
-	buf := make([]byte, 32<<10)
+	bp := copyBuffers.Get().(*[]byte)
+	defer copyBuffers.Put(bp)
+	buf := *bp
 	for {
 		n, err := readPipe(o.r, buf, o.emptyEnds)
 		if n > 0 && w != nil && !isClosed(o.ended) {
@@ -239,6 +241,14 @@ func (o *output) copy(w io.Writer) {
 		}
 	}
 }
+
+// copyBuffers holds the buffers that outputs are read into, 32 KiB each:
+// a run would otherwise allocate two, and the garbage collector reclaim
+// them, for every command.
+var copyBuffers = sync.Pool{New: func() any {
+	b := make([]byte, 32<<10)
+	return &b
+}}
 
 // emptyEnds says whether an empty pipe is the end of the output.
 func (o *output) emptyEnds() bool { return o.leaderGone.Load() && !isClosed(o.ended) }
