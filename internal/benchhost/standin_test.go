@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // pdf/zfs_exporter's two commands, and the exporter's, are answered from
@@ -66,5 +67,24 @@ func TestWriteCaptures(t *testing.T) {
 	}
 	if err := WriteCaptures(filepath.Join(t.TempDir(), "none"), "99-missing", model); err == nil {
 		t.Error("a scenario without captures was written")
+	}
+}
+
+// The stand-in reads back the settings it is given, and refuses a file
+// without a host.
+func TestStandInSettings(t *testing.T) {
+	dir := t.TempDir()
+	want := StandIn{Host: "/tmp/host", Delay: 150 * time.Millisecond, Log: "/tmp/runs.log"}
+	if err := WriteStandIn(dir, want); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := ReadStandIn(dir); err != nil || got != want {
+		t.Errorf("read back %+v, %v; want %+v", got, err, want)
+	}
+	if err := WriteStandIn(dir, StandIn{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadStandIn(dir); err == nil {
+		t.Error("settings without a host were accepted")
 	}
 }

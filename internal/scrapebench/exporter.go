@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/zpool-exporter/zpool_exporter/internal/benchhost"
 	"io"
 	"net"
 	"net/http"
@@ -71,12 +72,9 @@ func start(l Launch, bin Binaries, host, work string) (*running, error) {
 	standIn := filepath.Join(work, "zpool")
 	if !l.Replay {
 		r.runsLog = filepath.Join(work, "runs.log")
-		conf := fmt.Sprintf("host=%s\ndelay=%v\nlog=%s\n", host, l.Delay, r.runsLog)
-		if err := os.WriteFile(filepath.Join(work, "standin.conf"), []byte(conf), 0o644); err != nil {
+		if err := benchhost.WriteStandIn(work, benchhost.StandIn{Host: host, Delay: l.Delay, Log: r.runsLog}); err != nil {
 			return nil, err
 		}
-		// A copy, not a link: the stand-in finds its settings beside its
-		// executable, which the kernel gives with links resolved.
 		if err := copyFile(bin.StandIn, standIn); err != nil {
 			return nil, err
 		}

@@ -40,7 +40,7 @@ func TestTenThousandLeavesThroughAChild(t *testing.T) {
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("building the stand-in zpool: %v\n%s", err, out)
 	}
-	if err := os.WriteFile(filepath.Join(dir, "bin", "standin.conf"), []byte("host="+host+"\n"), 0o644); err != nil {
+	if err := benchhost.WriteStandIn(filepath.Join(dir, "bin"), benchhost.StandIn{Host: host}); err != nil {
 		t.Fatal(err)
 	}
 

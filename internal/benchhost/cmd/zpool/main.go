@@ -13,7 +13,6 @@
 package main
 
 import (
-	"bufio"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -23,21 +22,15 @@ import (
 	"github.com/zpool-exporter/zpool_exporter/internal/benchhost"
 )
 
-type settings struct {
-	host  string
-	delay time.Duration
-	log   string
-}
-
 func main() {
 	s, err := readSettings()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "zpool stand-in:", err)
 		os.Exit(1)
 	}
-	out, err := benchhost.Answer(s.host, os.Args[1:])
-	logRun(s.log, os.Args[1:], err)
-	time.Sleep(s.delay)
+	out, err := benchhost.Answer(s.Host, os.Args[1:])
+	logRun(s.Log, os.Args[1:], err)
+	time.Sleep(s.Delay)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "zpool stand-in:", err)
 		os.Exit(2)
@@ -45,36 +38,12 @@ func main() {
 	os.Stdout.Write(out)
 }
 
-func readSettings() (settings, error) {
+func readSettings() (benchhost.StandIn, error) {
 	exe, err := os.Executable()
 	if err != nil {
-		return settings{}, err
+		return benchhost.StandIn{}, err
 	}
-	path := filepath.Join(filepath.Dir(exe), "standin.conf")
-	f, err := os.Open(path)
-	if err != nil {
-		return settings{}, err
-	}
-	defer f.Close()
-	var s settings
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		key, value, _ := strings.Cut(strings.TrimSpace(sc.Text()), "=")
-		switch key {
-		case "host":
-			s.host = value
-		case "log":
-			s.log = value
-		case "delay":
-			if s.delay, err = time.ParseDuration(value); err != nil {
-				return settings{}, fmt.Errorf("%s: delay: %w", path, err)
-			}
-		}
-	}
-	if s.host == "" {
-		return settings{}, fmt.Errorf("%s: no host=DIR", path)
-	}
-	return s, sc.Err()
+	return benchhost.ReadStandIn(filepath.Dir(exe))
 }
 
 // logRun appends the command line, marked when it went unanswered. One
