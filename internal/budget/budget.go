@@ -15,9 +15,12 @@
 //
 // A command keeps r = min(left/10, 500 ms) of the time left to D when it
 // starts, so that when zpool hangs (a suspended pool) pool health can
-// still come from the kstats. The fallback gets r - ReapWait: 400 ms from
-// a 5 s timeout up, less below, and nothing at 1 s or less, where only the
-// kstats read beside zpool status (Linux) answer. A collector that has not
+// still come from the kstats. Readers of zpool status stop waiting for it
+// at D-r+ReapWait, whether or not the killed process has gone by then
+// (under load, or stuck in the kernel, that can take a second or more).
+// The fallback gets r - ReapWait: 400 ms from a 5 s timeout up, less
+// below, and nothing at 1 s or less, where only the kstats read beside
+// zpool status (Linux) answer. A collector that has not
 // returned by D+CollectorGrace is blocked where no context reaches: it is
 // reported failed and left behind. A reader of the shared gather waits
 // until D+ReaderGrace for that partial result, and TimeoutOffset -

@@ -7,9 +7,11 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/zpool-exporter/zpool_exporter/internal/budget"
 	"github.com/zpool-exporter/zpool_exporter/internal/runner"
 	"github.com/zpool-exporter/zpool_exporter/internal/zfs/zpool"
 )
@@ -215,5 +217,60 @@ func TestTextStatusBesideJSONOnceNeeded(t *testing.T) {
 	run.mu.Unlock()
 	if s := draidState(); s != "online" || !run.overlap {
 		t.Errorf("second scrape: dRAID vdev state %q, JSON and text at once %v; want online, true", s, run.overlap)
+	}
+}
+
+// slowToGoRunner passes commands to a runner until hang is set; then each
+// command runs to its deadline and takes late more to return, as a killed
+// zpool that is slow to go does.
+type slowToGoRunner struct {
+	runner.Runner
+	hang atomic.Bool
+	late time.Duration
+}
+
+func (r *slowToGoRunner) Run(ctx context.Context, name string, args ...string) ([]byte, error) {
+	if !r.hang.Load() {
+		return r.Runner.Run(ctx, name, args...)
+	}
+	<-ctx.Done()
+	time.Sleep(r.late)
+	return nil, &runner.Error{Command: runner.CommandLine(name, args...), ExitCode: -1, Err: runner.ErrTimeout}
+}
+
+// A scrape's readers of zpool status stop waiting for it at the time the
+// scrape keeps for the kstat fallback, even when the killed zpool takes
+// longer to return, and the freshness says at once that status is down.
+func TestStatusGivenUpAtTheFallbackTime(t *testing.T) {
+	replay, err := runner.NewReplayWithOptions("zpool/testdata/openzfs-2.3-guest", runner.ReplayOptions{Scenarios: []string{"01-created"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := &slowToGoRunner{Runner: replay, late: 2 * time.Second}
+	client := New(Config{Runner: run, Now: func() time.Time { return testNow }}, slog.New(slog.DiscardHandler))
+	if _, err := client.NewScrape().Status(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	run.hang.Store(true)
+	const timeout = 3 * time.Second // 200 ms of it for the fallback
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	scrape := client.NewScrape()
+	began := time.Now()
+	var wg sync.WaitGroup
+	for range 3 { // the collectors that read the status
+		wg.Go(func() {
+			if _, err := scrape.Status(ctx); !errors.Is(err, runner.ErrTimeout) {
+				t.Errorf("status over a hung zpool: %v, want a timeout", err)
+			}
+		})
+	}
+	wg.Wait()
+	want := timeout - budget.FallbackReserve(timeout) + budget.ReapWait
+	if took := time.Since(began); took < want-50*time.Millisecond || took >= timeout {
+		t.Errorf("readers gave up after %s, want about %s, before the deadline", took.Round(time.Millisecond), want)
+	}
+	if st := client.Freshness()[SourceStatus]; st.Up {
+		t.Errorf("freshness of %s: %+v once given up, want down", SourceStatus, st)
 	}
 }

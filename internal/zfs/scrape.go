@@ -2,8 +2,12 @@ package zfs
 
 import (
 	"context"
+	"fmt"
 	"sync"
+	"time"
 
+	"github.com/zpool-exporter/zpool_exporter/internal/budget"
+	"github.com/zpool-exporter/zpool_exporter/internal/runner"
 	"github.com/zpool-exporter/zpool_exporter/internal/zfs/zpool"
 )
 
@@ -15,6 +19,8 @@ type Scrape struct {
 	*Client
 
 	statusOnce sync.Once
+	statusRead chan struct{} // closed once status and statusErr are set
+	giveUp     time.Time     // when readers stop waiting for status; zero: never
 	status     *zpool.Status
 	statusErr  error
 
@@ -30,16 +36,48 @@ func (c *Client) NewScrape() *Scrape { return &Scrape{Client: c} }
 // elsewhere, as st or as the error err: its collectors then map that
 // status (a fixture, in tests) without running zpool status.
 func (c *Client) NewScrapeWithStatus(st *zpool.Status, err error) *Scrape {
-	s := &Scrape{Client: c, status: st, statusErr: err}
+	s := &Scrape{Client: c, status: st, statusErr: err, statusRead: make(chan struct{})}
+	close(s.statusRead)
 	s.statusOnce.Do(func() {})
 	return s
 }
 
 // Status returns the scrape's `zpool status`, read under the ctx of the
-// first caller.
+// first caller. Readers wait for it until the time the scrape keeps for
+// the kstat fallback (see package budget), and no longer: a zpool killed at
+// its deadline that is slow to go (a loaded machine, a process stuck in
+// the kernel) must not take that time as well.
 func (s *Scrape) Status(ctx context.Context) (*zpool.Status, error) {
-	s.statusOnce.Do(func() { s.status, s.statusErr = s.Client.Status(ctx) })
-	return s.status, s.statusErr
+	s.statusOnce.Do(func() {
+		if deadline, ok := ctx.Deadline(); ok {
+			s.giveUp = deadline.Add(budget.ReapWait - budget.FallbackReserve(time.Until(deadline)))
+		}
+		s.statusRead = make(chan struct{})
+		go func() {
+			defer close(s.statusRead)
+			s.status, s.statusErr = s.Client.Status(ctx)
+		}()
+	})
+	var giveUp <-chan time.Time
+	if !s.giveUp.IsZero() {
+		t := time.NewTimer(time.Until(s.giveUp))
+		defer t.Stop()
+		giveUp = t.C
+	}
+	select {
+	case <-s.statusRead:
+		return s.status, s.statusErr
+	case <-giveUp:
+	case <-ctx.Done():
+	}
+	select {
+	case <-s.statusRead: // it ended as the wait did
+		return s.status, s.statusErr
+	default:
+	}
+	err := fmt.Errorf("%w: zpool status had not ended when the scrape's time for it was up", runner.ErrTimeout)
+	s.record(SourceStatus, err)
+	return nil, err
 }
 
 // Properties returns the scrape's pool properties; where they are read as
