@@ -85,16 +85,19 @@ func countVdevs(v *Vdev) int {
 
 // vdevBlocks hands out the vdevs of a tree from blocks of many: one
 // allocation per block rather than one per vdev of a pool of a thousand
-// leaves. A vdev keeps the others of its block alive; a tree is kept or
-// dropped whole.
+// leaves. Blocks double from 8 to 64 vdevs, so that a small host does not
+// clear room for vdevs it does not have. A vdev keeps the others of its
+// block alive; a tree is kept or dropped whole.
 type vdevBlocks struct {
 	free []Vdev
+	size int // of the last block
 }
 
 // new returns a zero vdev.
 func (b *vdevBlocks) new() *Vdev {
 	if len(b.free) == 0 {
-		b.free = make([]Vdev, 64)
+		b.size = min(max(2*b.size, 8), 64)
+		b.free = make([]Vdev, b.size)
 	}
 	v := &b.free[0]
 	b.free = b.free[1:]
