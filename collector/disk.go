@@ -25,7 +25,6 @@ func newDiskCollector(cfg Config, logger *slog.Logger) (Collector, error) {
 	}
 	return &diskCollector{
 		procRoot: cfg.ProcRoot,
-		sysRoot:  cfg.SysRoot,
 		all:      cfg.DiskAll,
 		resolver: diskResolver{devRoot: cfg.DevRoot, sysRoot: cfg.SysRoot, stat: statDevice},
 		logger:   logger,

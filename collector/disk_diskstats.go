@@ -13,6 +13,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/procfs/blockdevice"
 
+	"github.com/zpool-exporter/zpool_exporter/internal/diskstats"
 	"github.com/zpool-exporter/zpool_exporter/internal/zfs"
 	"github.com/zpool-exporter/zpool_exporter/internal/zfs/zpool"
 )
@@ -35,7 +36,6 @@ var (
 
 type diskCollector struct {
 	procRoot string
-	sysRoot  string
 	all      bool
 	resolver diskResolver
 	joins    lastJoins
@@ -85,15 +85,16 @@ func (c *diskCollector) Update(ctx context.Context, s *zfs.Scrape, ch chan<- pro
 
 func (c *diskCollector) readDiskstats() ([]blockdevice.Diskstats, error) {
 	file := filepath.Join(c.procRoot, "diskstats")
-	if _, err := os.Stat(file); errors.Is(err, fs.ErrNotExist) {
+	f, err := os.Open(file)
+	if errors.Is(err, fs.ErrNotExist) {
 		// Every Linux kernel has it: only a replay without disks lacks it.
 		return nil, fmt.Errorf("%w: no %s", ErrNoData, file)
 	}
-	block, err := blockdevice.NewFS(c.procRoot, c.sysRoot)
 	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", file, err)
+		return nil, err
 	}
-	stats, err := block.ProcDiskstats()
+	defer f.Close()
+	stats, err := diskstats.Parse(f)
 	if err != nil {
 		return nil, fmt.Errorf("reading %s: %w", file, err)
 	}

@@ -303,7 +303,7 @@ func fakeFileStat(p string) (fileDevice, error) {
 
 func testDiskIndex(t *testing.T) *diskIndex {
 	t.Helper()
-	c := &diskCollector{procRoot: "testdata/disk-linux/proc", sysRoot: t.TempDir()}
+	c := &diskCollector{procRoot: "testdata/disk-linux/proc"}
 	stats, err := c.readDiskstats()
 	if err != nil {
 		t.Fatal(err)
