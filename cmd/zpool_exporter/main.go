@@ -104,7 +104,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		BoolVar(&o.diskAll)
 	app.Flag("scrape.timeout", "Longest a scrape may take. zpool commands still running then are killed, and their metrics are missing from that scrape; a shorter scrape timeout sent by Prometheus wins.").
 		Default("10s").DurationVar(&o.scrapeTimeout)
-	app.Flag("scrape.timeout-offset", "Time taken off Prometheus's scrape timeout, so that the answer arrives before Prometheus gives up.").
+	app.Flag("scrape.timeout-offset", "Time taken off Prometheus's scrape timeout, so that the answer arrives before Prometheus gives up; at least the default.").
 		Default(budget.TimeoutOffset.String()).DurationVar(&o.timeoutOffset)
 	app.Flag("zpool.iostat-interval", "Interval of the long-running `zpool iostat -v` that gives per-vdev I/O counters where vdev properties are missing (OpenZFS before 2.2, FreeBSD, illumos, Solaris, zfs-fuse). 0 turns it off.").
 		Default("10s").DurationVar(&o.iostatInterval)
@@ -126,6 +126,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 	logger := promslog.New(logConfig)
 	if o.benchmarkRetention <= 0 {
 		fmt.Fprintf(stderr, "zpool_exporter: --benchmark.retention must be positive, not %v; try --help\n", o.benchmarkRetention)
+		return 2
+	}
+	if o.timeoutOffset < budget.TimeoutOffset {
+		// The scrape's graces past its deadline fit in this much (package
+		// budget): with less, the answer would come after Prometheus gave up.
+		fmt.Fprintf(stderr, "zpool_exporter: --scrape.timeout-offset must be at least %v, the time the exporter needs to gather what its collectors have and write the answer; not %v; try --help\n", budget.TimeoutOffset, o.timeoutOffset)
 		return 2
 	}
 	if o.historyInterval <= 0 || o.historyRetention <= 0 {
