@@ -31,8 +31,8 @@ import "time"
 
 const (
 	// TimeoutOffset is taken off Prometheus's scrape timeout: the default
-	// of --scrape.timeout-offset. With a smaller offset, a scrape whose
-	// collectors hang may answer after Prometheus gave up.
+	// and least value of --scrape.timeout-offset. With a smaller offset, a
+	// scrape whose collectors hang would answer after Prometheus gave up.
 	TimeoutOffset = 500 * time.Millisecond
 	// ReaderGrace is how long past its deadline a reader of the shared
 	// gather waits for the gather's result.
