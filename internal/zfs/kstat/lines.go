@@ -16,7 +16,9 @@ const maxLine = 1 << 20
 // carriage return left by a copy through another system).
 func readLines(r io.Reader) ([]string, error) {
 	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64*1024), maxLine)
+	// The buffer starts small and grows with the longest line: most
+	// kstats are a few hundred bytes, and a scrape reads dozens of them.
+	sc.Buffer(nil, maxLine)
 	var lines []string
 	for sc.Scan() {
 		lines = append(lines, strings.TrimSuffix(sc.Text(), "\r"))
