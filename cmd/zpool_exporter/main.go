@@ -39,6 +39,7 @@ import (
 	"github.com/zpool-exporter/zpool_exporter/internal/benchmetrics"
 	"github.com/zpool-exporter/zpool_exporter/internal/benchwindow"
 	"github.com/zpool-exporter/zpool_exporter/internal/budget"
+	"github.com/zpool-exporter/zpool_exporter/internal/gzipresponse"
 	"github.com/zpool-exporter/zpool_exporter/internal/history"
 	"github.com/zpool-exporter/zpool_exporter/internal/runner"
 	"github.com/zpool-exporter/zpool_exporter/internal/statuspage"
@@ -208,7 +209,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 
 	mux := http.NewServeMux()
-	mux.Handle(o.metricsPath, &metricsHandler{shared: shared, base: base, timeout: o.scrapeTimeout, offset: o.timeoutOffset, logger: logger})
+	mux.Handle(o.metricsPath, gzipresponse.New(&metricsHandler{shared: shared, base: base, timeout: o.scrapeTimeout, offset: o.timeoutOffset, logger: logger}, 2))
 	// For service managers and load balancers: answers without running zpool.
 	mux.HandleFunc("/-/healthy", func(w http.ResponseWriter, _ *http.Request) {
 		_, _ = io.WriteString(w, "Healthy\n")
@@ -439,6 +440,8 @@ func (h *metricsHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	promhttp.HandlerFor(collector.Merge(h.base, h.shared.Gatherer(ctx)), promhttp.HandlerOpts{
 		ErrorLog:      slog.NewLogLogger(h.logger.Handler(), slog.LevelError),
 		ErrorHandling: promhttp.ContinueOnError,
+		// Compressed by h.gzip instead.
+		DisableCompression: true,
 	}).ServeHTTP(w, r)
 	h.logger.Debug("scrape served", "timeout", timeout, "duration_seconds", time.Since(began).Seconds())
 }

@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"compress/gzip"
+	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -291,4 +293,54 @@ func TestOnceSurvivesHostileBytes(t *testing.T) {
 		t.Errorf("backup's state with a NUL in it: %v (present %v), want on\uFFFDline", v, ok)
 	}
 	e2e.PromtoolCheck(t, out)
+}
+
+// /metrics answers Prometheus's request gzipped, and the same exposition
+// plain to a client that does not ask for gzip.
+func TestMetricsGzippedForPrometheus(t *testing.T) {
+	e := e2e.Start(t, exporterBin, nil, "--zpool.replay-dir="+replayDir)
+	get := func(acceptEncoding string) (*http.Response, []byte) {
+		req, err := http.NewRequest(http.MethodGet, e.URL+"/metrics", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Set by hand, the transport leaves the body as it came.
+		req.Header.Set("Accept-Encoding", acceptEncoding)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, err := io.ReadAll(resp.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp, body
+	}
+	resp, zipped := get("gzip")
+	if enc := resp.Header.Get("Content-Encoding"); enc != "gzip" {
+		t.Fatalf("Content-Encoding %q, want gzip", enc)
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(zipped))
+	if err != nil {
+		t.Fatal(err)
+	}
+	unzipped, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, plain := get("identity")
+	if enc := resp.Header.Get("Content-Encoding"); enc != "" {
+		t.Errorf("Content-Encoding %q without gzip asked for", enc)
+	}
+	if !bytes.Contains(unzipped, []byte("\nzfs_pool_state{")) {
+		t.Errorf("the gzipped answer is not the exposition:\n%.400s", unzipped)
+	}
+	if len(zipped)*4 > len(unzipped) {
+		t.Errorf("gzip took %d bytes to %d", len(unzipped), len(zipped))
+	}
+	// The pools' series are the same in both; the exporter's own change.
+	if n, m := strings.Count(string(unzipped), "\nzfs_pool_"), strings.Count(string(plain), "\nzfs_pool_"); n != m || n == 0 {
+		t.Errorf("%d zfs_pool_ lines gzipped, %d plain", n, m)
+	}
 }
