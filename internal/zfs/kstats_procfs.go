@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"sort"
 	"strings"
 
 	"github.com/zpool-exporter/zpool_exporter/internal/zfs/kstat"
@@ -29,26 +28,27 @@ func (p procfsKstats) snapshot(context.Context) (*Kstats, error) {
 	}
 	arc := kstat.ARCFromNamed(named)
 	snap := &Kstats{ARC: &arc, Txgs: map[string][]kstat.Txg{}, Misc: map[string]kstat.Misc{}, PoolIO: map[string]kstat.IO{}}
-	var errs []error
-	if snap.Datasets, err = p.datasets(); err != nil {
+	dirs, err := p.poolDirs()
+	errs := []error{err}
+	if snap.Datasets, err = p.datasets(dirs); err != nil {
 		errs = append(errs, err)
 	}
 	errs = append(errs,
-		p.each("*/txgs", func(pool string, data []byte) error {
+		p.each(dirs, fileNamed("txgs"), func(pool string, data []byte) error {
 			txgs, err := kstat.ParseTxgs(bytes.NewReader(data))
 			snap.Txgs[pool] = txgs
 			return err
 		}),
 		p.misc(snap.Misc),
 		// iostats since OpenZFS 0.8, io until 2.1: a pool may have both.
-		p.each("*/iostats", func(pool string, data []byte) error {
+		p.each(dirs, fileNamed("iostats"), func(pool string, data []byte) error {
 			n, err := kstat.ParseNamed(bytes.NewReader(data))
 			if err == nil {
 				snap.PoolIOStats = append(snap.PoolIOStats, kstat.PoolIOStatsFromNamed(pool, n))
 			}
 			return err
 		}),
-		p.each("*/io", func(pool string, data []byte) error {
+		p.each(dirs, fileNamed("io"), func(pool string, data []byte) error {
 			io, err := kstat.ParseIO(bytes.NewReader(data))
 			if err == nil {
 				snap.PoolIO[pool] = *io
@@ -81,9 +81,10 @@ func (p procfsKstats) misc(misc map[string]kstat.Misc) error {
 }
 
 // datasets reads every <pool>/objset-0x... kstat (OpenZFS 0.8+).
-func (p procfsKstats) datasets() ([]kstat.Dataset, error) {
+func (p procfsKstats) datasets(dirs []poolDir) ([]kstat.Dataset, error) {
 	var out []kstat.Dataset
-	err := p.each("*/objset-*", func(path string, data []byte) error {
+	isObjset := func(name string) bool { return strings.HasPrefix(name, "objset-") }
+	err := p.each(dirs, isObjset, func(_ string, data []byte) error {
 		n, err := kstat.ParseNamed(bytes.NewReader(data))
 		if err != nil {
 			return err
@@ -101,37 +102,77 @@ func (p procfsKstats) datasets() ([]kstat.Dataset, error) {
 }
 
 func (p procfsKstats) poolStates(context.Context) (map[string]string, error) {
+	dirs, err := p.poolDirs()
 	states := map[string]string{}
-	err := p.each("*/state", func(pool string, data []byte) error {
+	return states, errors.Join(err, p.each(dirs, fileNamed("state"), func(pool string, data []byte) error {
 		state, err := kstat.ParsePoolState(bytes.NewReader(data))
 		states[pool] = state
 		return err
-	})
-	return states, err
+	}))
 }
 
-// each calls fn with the pool (the first path element) and contents of
-// every file matching pattern; a file gone since the listing is skipped.
-// For objset files fn gets the whole path, and the dataset's pool and
-// objset are set from it.
-func (p procfsKstats) each(pattern string, fn func(pool string, data []byte) error) error {
-	paths, err := fs.Glob(p.fsys, pattern)
+// poolDir is a pool's kstat directory and the names of its files.
+type poolDir struct {
+	pool  string
+	files []string
+}
+
+// poolDirs lists the pools' directories and their files, in order: each
+// directory is read once, where a glob for each kind of file read the
+// root again and looked for that file in every entry.
+func (p procfsKstats) poolDirs() ([]poolDir, error) {
+	entries, err := fs.ReadDir(p.fsys, ".")
 	if err != nil {
-		return err
+		return nil, err
 	}
-	sort.Strings(paths)
+	var dirs []poolDir
 	var errs []error
-	for _, path := range paths {
-		data, err := fs.ReadFile(p.fsys, path)
-		if errors.Is(err, fs.ErrNotExist) {
+	for _, e := range entries {
+		if !e.IsDir() {
 			continue
 		}
-		pool, _, _ := strings.Cut(path, "/")
-		if err == nil {
-			err = fn(pool, data)
+		files, err := fs.ReadDir(p.fsys, e.Name())
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // exported since the listing
 		}
 		if err != nil {
-			errs = append(errs, fmt.Errorf("%s: %w", path, err))
+			errs = append(errs, err)
+			continue
+		}
+		names := make([]string, len(files))
+		for i, f := range files {
+			names[i] = f.Name()
+		}
+		dirs = append(dirs, poolDir{pool: e.Name(), files: names})
+	}
+	return dirs, errors.Join(errs...)
+}
+
+// fileNamed matches the file called name.
+func fileNamed(name string) func(string) bool {
+	return func(file string) bool { return file == name }
+}
+
+// each calls fn with the pool and contents of every file of dirs that
+// match; a file gone since the listing is skipped.
+func (p procfsKstats) each(dirs []poolDir, match func(file string) bool, fn func(pool string, data []byte) error) error {
+	var errs []error
+	for _, d := range dirs {
+		for _, file := range d.files {
+			if !match(file) {
+				continue
+			}
+			path := d.pool + "/" + file
+			data, err := fs.ReadFile(p.fsys, path)
+			if errors.Is(err, fs.ErrNotExist) {
+				continue
+			}
+			if err == nil {
+				err = fn(d.pool, data)
+			}
+			if err != nil {
+				errs = append(errs, fmt.Errorf("%s: %w", path, err))
+			}
 		}
 	}
 	return errors.Join(errs...)
