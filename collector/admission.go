@@ -45,7 +45,10 @@ func (e *Exporter) newAdmission(out chan<- prometheus.Metric) *admission {
 // out.
 func (a *admission) send(collector string, m prometheus.Metric) {
 	key, ok := "", false
-	if k, isKeyed := m.(keyed); isKeyed {
+	switch k := m.(type) {
+	case plainMetric:
+		key, ok = k.key, true
+	case keyed:
 		key, ok = k.key, true
 	}
 	if !ok {

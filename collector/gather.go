@@ -5,7 +5,6 @@ import (
 	"errors"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 
 	"github.com/zpool-exporter/zpool_exporter/internal/zfs"
@@ -19,8 +18,8 @@ import (
 type Reading struct {
 	Time     time.Time
 	Families []*dto.MetricFamily
-	// Err tells of metrics the registry refused; Families holds the rest,
-	// as /metrics serves them.
+	// Err tells of metrics the gather left out (see gatherFamilies);
+	// Families holds the rest, as /metrics serves them.
 	Err error
 
 	scrape *zfs.Scrape
@@ -45,8 +44,6 @@ var errNotGathered = errors.New("the reading comes from no gather of the collect
 // for one of them would refuse to run for another, and be reported failed.
 func (e *Exporter) Gather(ctx context.Context) Reading {
 	r := Reading{Time: time.Now(), scrape: e.cfg.ZFS.NewScrape()}
-	reg := prometheus.NewRegistry()
-	reg.MustRegister(e.scraperFor(ctx, r.scrape))
-	r.Families, r.Err = reg.Gather()
+	r.Families, r.Err = gatherFamilies(e.scraperFor(ctx, r.scrape).Collect)
 	return r
 }

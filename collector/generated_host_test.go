@@ -22,6 +22,7 @@ import (
 
 	"github.com/zpool-exporter/zpool_exporter/collector"
 	"github.com/zpool-exporter/zpool_exporter/internal/benchhost"
+	"github.com/zpool-exporter/zpool_exporter/internal/gzipresponse"
 	"github.com/zpool-exporter/zpool_exporter/internal/runner"
 	"github.com/zpool-exporter/zpool_exporter/internal/zfs"
 )
@@ -51,12 +52,13 @@ func metricsOver(tb testing.TB, s benchhost.Spec) (http.Handler, *runner.Replay)
 	base := prometheus.NewRegistry()
 	base.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	shared := collector.NewShared(e.Gather)
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	// Served as zpool_exporter serves /metrics.
+	return gzipresponse.New(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx, cancel := context.WithTimeout(r.Context(), 10*time.Second)
 		defer cancel()
 		promhttp.HandlerFor(collector.Merge(base, shared.Gatherer(ctx)),
-			promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError}).ServeHTTP(w, r)
-	}), replay
+			promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError, DisableCompression: true}).ServeHTTP(w, r)
+	}), 1), replay
 }
 
 // The collectors read every source of a generated host: each succeeds,

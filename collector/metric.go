@@ -3,10 +3,12 @@ package collector
 import (
 	"slices"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
 	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
 )
 
 // namespace starts the name of every metric the collectors make.
@@ -14,7 +16,37 @@ const namespace = "zfs"
 
 // desc describes a metric of the zfs namespace.
 func desc(subsystem, name, help string, labels ...string) *prometheus.Desc {
-	return prometheus.NewDesc(prometheus.BuildFQName(namespace, subsystem, name), help, labels, nil)
+	fqName := prometheus.BuildFQName(namespace, subsystem, name)
+	d := prometheus.NewDesc(fqName, help, labels, nil)
+	descInfos.Store(d, newDescInfo(fqName, help, labels))
+	return d
+}
+
+// descInfos holds the descInfo of every Desc that desc made.
+var descInfos sync.Map // *prometheus.Desc → *descInfo
+
+// descInfo is what a prometheus.Desc keeps to itself and the gather needs
+// to build a family without a registry (see gatherFamilies).
+type descInfo struct {
+	name, help string
+	labels     []string // in the order of the Desc's label values
+	byName     []int    // indexes into labels, in the order of label names
+}
+
+func newDescInfo(name, help string, labels []string) *descInfo {
+	byName := make([]int, len(labels))
+	for i := range byName {
+		byName[i] = i
+	}
+	slices.SortFunc(byName, func(a, b int) int { return strings.Compare(labels[a], labels[b]) })
+	return &descInfo{name: name, help: help, labels: labels, byName: byName}
+}
+
+func infoOf(d *prometheus.Desc) *descInfo {
+	if info, ok := descInfos.Load(d); ok {
+		return info.(*descInfo)
+	}
+	return nil
 }
 
 // constMetric builds a metric from values read off zpool, kstats or the OS.
@@ -22,11 +54,41 @@ func desc(subsystem, name, help string, labels ...string) *prometheus.Desc {
 // metric, which the scrape drops and counts (see admission).
 func constMetric(d *prometheus.Desc, t prometheus.ValueType, v float64, labels []string) prometheus.Metric {
 	labels = labelValues(labels)
+	if info := infoOf(d); info != nil && len(labels) == len(info.labels) {
+		return plainMetric{desc: d, info: info, valueType: t, value: v, values: labels, key: seriesKey(labels)}
+	}
 	m, err := prometheus.NewConstMetric(d, t, v, labels...)
 	if err != nil {
 		return prometheus.NewInvalidMetric(d, err)
 	}
 	return keyed{m, seriesKey(labels)}
+}
+
+// plainMetric is a gauge or counter of a Desc made by desc, with valid label
+// values: what prometheus.NewConstMetric makes, without building the label
+// pairs that gatherFamilies builds in bulk.
+type plainMetric struct {
+	desc      *prometheus.Desc
+	info      *descInfo
+	valueType prometheus.ValueType
+	value     float64
+	values    []string
+	key       string // for admission
+}
+
+func (s plainMetric) Desc() *prometheus.Desc { return s.desc }
+
+func (s plainMetric) Write(m *dto.Metric) error {
+	m.Label = make([]*dto.LabelPair, len(s.values))
+	for i, j := range s.info.byName {
+		m.Label[i] = &dto.LabelPair{Name: &s.info.labels[j], Value: &s.values[j]}
+	}
+	if s.valueType == prometheus.CounterValue {
+		m.Counter = &dto.Counter{Value: &s.value}
+	} else {
+		m.Gauge = &dto.Gauge{Value: &s.value}
+	}
+	return nil
 }
 
 // keyed is a metric built here, valid, that carries its label values, so

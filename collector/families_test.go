@@ -1,0 +1,138 @@
+package collector
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
+
+	"github.com/zpool-exporter/zpool_exporter/internal/benchhost"
+	"github.com/zpool-exporter/zpool_exporter/internal/runner"
+	"github.com/zpool-exporter/zpool_exporter/internal/zfs"
+)
+
+// collected runs one scrape of e and keeps what it sends, so that the same
+// metrics can be gathered twice.
+func collected(e *Exporter) []prometheus.Metric {
+	ch := make(chan prometheus.Metric)
+	done := make(chan []prometheus.Metric)
+	go func() {
+		var ms []prometheus.Metric
+		for m := range ch {
+			ms = append(ms, m)
+		}
+		done <- ms
+	}()
+	e.Scraper(context.Background()).Collect(ch)
+	close(ch)
+	return <-done
+}
+
+// replayed sends metrics again, as an unchecked collector.
+type replayed []prometheus.Metric
+
+func (replayed) Describe(chan<- *prometheus.Desc) {}
+func (r replayed) Collect(ch chan<- prometheus.Metric) {
+	for _, m := range r {
+		ch <- m
+	}
+}
+
+// generatedExporter is every collector over a generated host: pools,
+// vdevs, disks, kstats and their histograms.
+func generatedExporter(t *testing.T, s benchhost.Spec) *Exporter {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "host")
+	if err := benchhost.Write(dir, s); err != nil {
+		t.Fatal(err)
+	}
+	replay, err := runner.NewReplay(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	logger := slog.New(slog.DiscardHandler)
+	client := zfs.New(zfs.Config{Runner: replay, Kstat: os.DirFS(filepath.Join(dir, "kstat")), KstatOS: "linux"}, logger)
+	e, err := New(Config{ZFS: client, Runner: replay, CPUOS: "linux", DiskOS: "linux",
+		ProcRoot: filepath.Join(dir, "proc"), SysRoot: filepath.Join(dir, "sys"), DevRoot: filepath.Join(dir, "dev")}, logger, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+// The families of gatherFamilies are the registry's, family for family and
+// metric for metric, for what every collector sends.
+func TestGatherFamiliesAsTheRegistry(t *testing.T) {
+	zfsFuse, err := runner.NewReplay("testdata/replay/zfs-fuse")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fuse, _ := replayExporter(t, zfsFuse, 0)
+	for name, e := range map[string]*Exporter{
+		"zfs-fuse":            fuse,
+		"generated 2x40, 2.3": generatedExporter(t, benchhost.Spec{Pools: 2, Leaves: 40, Version: "2.3"}),
+		"generated 1x10, 2.4": generatedExporter(t, benchhost.Spec{Pools: 1, Leaves: 10, Version: "2.4"}),
+	} {
+		t.Run(name, func(t *testing.T) {
+			metrics := collected(e)
+			reg := prometheus.NewPedanticRegistry()
+			reg.MustRegister(replayed(metrics))
+			want, err := reg.Gather()
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := gatherFamilies(replayed(metrics).Collect)
+			if err != nil {
+				t.Fatal(err)
+			}
+			types := map[dto.MetricType]int{}
+			for _, f := range got {
+				types[f.GetType()]++
+			}
+			if len(got) < 20 || types[dto.MetricType_GAUGE] == 0 || types[dto.MetricType_COUNTER] == 0 {
+				t.Fatalf("%d families, by type %v", len(got), types)
+			}
+			if strings.HasPrefix(name, "generated") && types[dto.MetricType_HISTOGRAM] == 0 {
+				t.Errorf("no histogram among %d families", len(got))
+			}
+			if g, w := string(exposition(t, got)), string(exposition(t, want)); g != w {
+				t.Errorf("gatherFamilies differs from the registry:\n%s", firstLineDiff(w, g))
+			}
+		})
+	}
+}
+
+func firstLineDiff(want, got string) string {
+	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
+	for i := range min(len(w), len(g)) {
+		if w[i] != g[i] {
+			return "line " + w[i] + "\n got " + g[i]
+		}
+	}
+	return "lengths differ"
+}
+
+// A metric of a foreign desc, or of another type than its family, is left
+// out and named; the rest is gathered.
+func TestGatherFamiliesRefusesWhatItCannotPlace(t *testing.T) {
+	d := desc("test", "things", "Things.", "pool")
+	foreign := prometheus.NewDesc("zfs_test_foreign", "Not made by desc.", nil, nil)
+	fams, err := gatherFamilies(func(ch chan<- prometheus.Metric) {
+		gauge(ch, d, 1, "tank")
+		counter(ch, d, 2, "backup")
+		ch <- prometheus.MustNewConstMetric(foreign, prometheus.GaugeValue, 3)
+	})
+	var multi prometheus.MultiError
+	if !errors.As(err, &multi) || len(multi) != 2 || !strings.Contains(err.Error(), "zfs_test_foreign") || !strings.Contains(err.Error(), "COUNTER") {
+		t.Errorf("error %v, want the foreign desc and the counter named", err)
+	}
+	if len(fams) != 1 || len(fams[0].Metric) != 1 || fams[0].Metric[0].GetGauge().GetValue() != 1 {
+		t.Errorf("families %v, want zfs_test_things{pool=tank} 1 alone", fams)
+	}
+}
