@@ -29,7 +29,8 @@ const maxLoggedDrops = 1000
 // admission checks every metric of one scrape on its way out: a metric that
 // cannot be written, or a series already sent, is dropped, counted and
 // logged. A bad value read off zpool then costs its own series, never the
-// scrape, which the registry fails as a whole on either.
+// scrape, which a registry fails as a whole on either; gatherFamilies
+// relies on it.
 type admission struct {
 	e    *Exporter
 	out  chan<- prometheus.Metric

@@ -92,8 +92,8 @@ func (s plainMetric) Write(m *dto.Metric) error {
 }
 
 // keyed is a metric built here, valid, that carries its label values, so
-// that admission tells a duplicate without writing the metric a second time
-// (the registry writes it once more anyway).
+// that admission tells a duplicate without writing the metric: a histogram,
+// or a gauge or counter of a Desc that desc did not make.
 type keyed struct {
 	prometheus.Metric
 	key string

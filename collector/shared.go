@@ -100,7 +100,7 @@ func (s *Shared) Gather(ctx context.Context) (Reading, error) {
 
 // Metrics is Gather for a reader of the metrics alone (the benchmark
 // history): the families, when their gather began, and the reader's error
-// or the registry's.
+// or the gather's.
 func (s *Shared) Metrics(ctx context.Context) ([]*dto.MetricFamily, time.Time, error) {
 	r, err := s.Gather(ctx)
 	if err != nil {
