@@ -113,7 +113,7 @@ func add(byName map[string]*family, m prometheus.Metric) error {
 func (f *family) build() *dto.MetricFamily {
 	name, help, typ := f.info.name, f.info.help, f.typ
 	fam := &dto.MetricFamily{Name: &name, Help: &help, Type: &typ}
-	all := f.written
+	all := append(make([]writtenMetric, 0, len(f.written)+len(f.plain)), f.written...)
 	if len(f.plain) > 0 {
 		labels := len(f.info.labels)
 		metrics := make([]dto.Metric, len(f.plain))
