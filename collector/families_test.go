@@ -44,26 +44,28 @@ func (r replayed) Collect(ch chan<- prometheus.Metric) {
 	}
 }
 
-// generatedExporter is every collector over a generated host: pools,
-// vdevs, disks, kstats and their histograms.
-func generatedExporter(t *testing.T, s benchhost.Spec) *Exporter {
-	t.Helper()
-	dir := filepath.Join(t.TempDir(), "host")
+// generatedExporter is every collector over a host that benchhost
+// writes, wired as the exporter's main wires a replay: the runner replays
+// the host's zpool outputs, and its kstat/, proc/, sys/ and dev/ stand for
+// the system's.
+func generatedExporter(tb testing.TB, s benchhost.Spec) (*Exporter, *runner.Replay) {
+	tb.Helper()
+	dir := filepath.Join(tb.TempDir(), "host")
 	if err := benchhost.Write(dir, s); err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	replay, err := runner.NewReplay(dir)
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	logger := slog.New(slog.DiscardHandler)
 	client := zfs.New(zfs.Config{Runner: replay, Kstat: os.DirFS(filepath.Join(dir, "kstat")), KstatOS: "linux"}, logger)
 	e, err := New(Config{ZFS: client, Runner: replay, CPUOS: "linux", DiskOS: "linux",
 		ProcRoot: filepath.Join(dir, "proc"), SysRoot: filepath.Join(dir, "sys"), DevRoot: filepath.Join(dir, "dev")}, logger, nil)
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
-	return e
+	return e, replay
 }
 
 // The families of gatherFamilies are the registry's, family for family and
@@ -76,8 +78,8 @@ func TestGatherFamiliesAsTheRegistry(t *testing.T) {
 	fuse, _ := replayExporter(t, zfsFuse, 0)
 	for name, e := range map[string]*Exporter{
 		"zfs-fuse":            fuse,
-		"generated 2x40, 2.3": generatedExporter(t, benchhost.Spec{Pools: 2, Leaves: 40, Version: "2.3"}),
-		"generated 1x10, 2.4": generatedExporter(t, benchhost.Spec{Pools: 1, Leaves: 10, Version: "2.4"}),
+		"generated 2x40, 2.3": exporterOf(generatedExporter(t, benchhost.Spec{Pools: 2, Leaves: 40, Version: "2.3"})),
+		"generated 1x10, 2.4": exporterOf(generatedExporter(t, benchhost.Spec{Pools: 1, Leaves: 10, Version: "2.4"})),
 	} {
 		t.Run(name, func(t *testing.T) {
 			metrics := collected(e)
@@ -107,6 +109,9 @@ func TestGatherFamiliesAsTheRegistry(t *testing.T) {
 		})
 	}
 }
+
+// exporterOf drops the replay that generatedExporter returns beside it.
+func exporterOf(e *Exporter, _ *runner.Replay) *Exporter { return e }
 
 func firstLineDiff(want, got string) string {
 	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")

@@ -4,11 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -24,31 +21,14 @@ import (
 	"github.com/zpool-exporter/zpool_exporter/internal/benchhost"
 	"github.com/zpool-exporter/zpool_exporter/internal/gzipresponse"
 	"github.com/zpool-exporter/zpool_exporter/internal/runner"
-	"github.com/zpool-exporter/zpool_exporter/internal/zfs"
 )
 
-// metricsOver serves /metrics over a host that benchhost writes, wired as
-// the exporter's main wires a replay: the runner replays the host's zpool
-// outputs, and its kstat/, proc/, sys/ and dev/ stand for the system's;
-// the Go and process metrics of the base registry are merged with the
-// collectors' shared gather.
+// metricsOver serves /metrics over a host that benchhost writes (see
+// collector.GeneratedExporter): the Go and process metrics of the base
+// registry are merged with the collectors' shared gather.
 func metricsOver(tb testing.TB, s benchhost.Spec) (http.Handler, *runner.Replay) {
 	tb.Helper()
-	dir := filepath.Join(tb.TempDir(), "host")
-	if err := benchhost.Write(dir, s); err != nil {
-		tb.Fatal(err)
-	}
-	replay, err := runner.NewReplay(dir)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	logger := slog.New(slog.DiscardHandler)
-	client := zfs.New(zfs.Config{Runner: replay, Kstat: os.DirFS(filepath.Join(dir, "kstat")), KstatOS: "linux"}, logger)
-	e, err := collector.New(collector.Config{ZFS: client, Runner: replay, CPUOS: "linux", DiskOS: "linux",
-		ProcRoot: filepath.Join(dir, "proc"), SysRoot: filepath.Join(dir, "sys"), DevRoot: filepath.Join(dir, "dev")}, logger, nil)
-	if err != nil {
-		tb.Fatal(err)
-	}
+	e, replay := collector.GeneratedExporter(tb, s)
 	base := prometheus.NewRegistry()
 	base.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	shared := collector.NewShared(e.Gather)

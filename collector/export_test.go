@@ -1,0 +1,5 @@
+package collector
+
+// GeneratedExporter is generatedExporter for the tests of package
+// collector_test.
+var GeneratedExporter = generatedExporter
