@@ -51,10 +51,12 @@ func infoOf(d *prometheus.Desc) *descInfo {
 
 // constMetric builds a metric from values read off zpool, kstats or the OS.
 // It never panics: a metric that cannot be built is sent as an invalid
-// metric, which the scrape drops and counts (see admission).
+// metric, which the scrape drops and counts (see admission). The metric
+// keeps labels: the caller must not change them afterwards.
 func constMetric(d *prometheus.Desc, t prometheus.ValueType, v float64, labels []string) prometheus.Metric {
 	labels = labelValues(labels)
-	if info := infoOf(d); info != nil && len(labels) == len(info.labels) {
+	plain := t == prometheus.GaugeValue || t == prometheus.CounterValue
+	if info := infoOf(d); plain && info != nil && len(labels) == len(info.labels) {
 		return plainMetric{desc: d, info: info, valueType: t, value: v, values: labels, key: seriesKey(labels)}
 	}
 	m, err := prometheus.NewConstMetric(d, t, v, labels...)
