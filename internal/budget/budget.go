@@ -58,3 +58,10 @@ const (
 func FallbackReserve(left time.Duration) time.Duration {
 	return min(left*fallbackShare/100, fallbackMax)
 }
+
+// FallbackStart is when the kstat fallback of a scrape with this deadline,
+// which started at start, begins: D-r+ReapWait. Readers of a zpool
+// command that hangs stop waiting for it then.
+func FallbackStart(deadline, start time.Time) time.Time {
+	return deadline.Add(ReapWait - FallbackReserve(deadline.Sub(start)))
+}

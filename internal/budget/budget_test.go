@@ -16,10 +16,12 @@ type stage struct {
 // gives up.
 func stages(t time.Duration) []stage {
 	r := FallbackReserve(t)
+	start := time.Now()
+	fallback := FallbackStart(start.Add(t), start).Sub(start)
 	return []stage{
 		{"zpool commands", 0, t - r},
-		{"reaping a killed command", t - r, t - r + ReapWait},
-		{"kstat fallback", t - r + ReapWait, t},
+		{"reaping a killed command", t - r, fallback},
+		{"kstat fallback", fallback, t},
 		{"late collectors", t, t + CollectorGrace},
 		{"rest of the gather", t + CollectorGrace, t + ReaderGrace},
 		{"writing the answer", t + ReaderGrace, t + TimeoutOffset},

@@ -50,7 +50,7 @@ func (c *Client) NewScrapeWithStatus(st *zpool.Status, err error) *Scrape {
 func (s *Scrape) Status(ctx context.Context) (*zpool.Status, error) {
 	s.statusOnce.Do(func() {
 		if deadline, ok := ctx.Deadline(); ok {
-			s.giveUp = deadline.Add(budget.ReapWait - budget.FallbackReserve(time.Until(deadline)))
+			s.giveUp = budget.FallbackStart(deadline, time.Now())
 		}
 		s.statusRead = make(chan struct{})
 		go func() {
