@@ -46,7 +46,9 @@ func (c *Client) NewScrapeWithStatus(st *zpool.Status, err error) *Scrape {
 // first caller. Readers wait for it until the time the scrape keeps for
 // the kstat fallback (see package budget), and no longer: a zpool killed at
 // its deadline that is slow to go (a loaded machine, a process stuck in
-// the kernel) must not take that time as well.
+// the kernel) must not take that time as well. When ctx is canceled
+// (shutdown), they wait for the read, which ends once its zpool is killed:
+// the exporter must not exit with it still running.
 func (s *Scrape) Status(ctx context.Context) (*zpool.Status, error) {
 	s.statusOnce.Do(func() {
 		if deadline, ok := ctx.Deadline(); ok {
@@ -68,7 +70,6 @@ func (s *Scrape) Status(ctx context.Context) (*zpool.Status, error) {
 	case <-s.statusRead:
 		return s.status, s.statusErr
 	case <-giveUp:
-	case <-ctx.Done():
 	}
 	select {
 	case <-s.statusRead: // it ended as the wait did
