@@ -274,3 +274,22 @@ func TestStatusGivenUpAtTheFallbackTime(t *testing.T) {
 		t.Errorf("freshness of %s: %+v once given up, want down", SourceStatus, st)
 	}
 }
+
+// At shutdown (ctx canceled) readers wait for the read, which ends once
+// its zpool is killed: the exporter must not exit before that.
+func TestStatusReadersWaitForTheReadWhenCanceled(t *testing.T) {
+	const late = 300 * time.Millisecond // the killed zpool takes this long to go
+	run := &slowToGoRunner{Runner: failingRunner{}, late: late}
+	run.hang.Store(true)
+	client := New(Config{Runner: run, Now: func() time.Time { return testNow }}, slog.New(slog.DiscardHandler))
+	ctx, cancel := context.WithCancel(context.Background())
+	began := time.Now()
+	time.AfterFunc(100*time.Millisecond, cancel)
+	if _, err := client.NewScrape().Status(ctx); err == nil {
+		t.Fatal("status read over a zpool that hangs")
+	}
+	// Without waiting, the reader returns at the cancel, 100 ms in.
+	if took := time.Since(began); took < late {
+		t.Errorf("the reader returned %s after the start, before the killed zpool went (%s after the cancel)", took.Round(time.Millisecond), late)
+	}
+}
