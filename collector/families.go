@@ -129,13 +129,10 @@ func (f *family) build() *dto.MetricFamily {
 		}
 		for i := range f.plain {
 			p, m := &f.plain[i], &metrics[i]
-			sorted := values[i*labels : (i+1)*labels : (i+1)*labels]
-			m.Label = pointers[i*labels : (i+1)*labels : (i+1)*labels]
-			for k, j := range f.info.byName {
-				sorted[k] = p.values[j]
-				pairs[i*labels+k] = dto.LabelPair{Name: &f.info.labels[j], Value: &sorted[k]}
-				m.Label[k] = &pairs[i*labels+k]
-			}
+			from, to := i*labels, (i+1)*labels
+			sorted := values[from:to:to]
+			m.Label = pointers[from:to:to]
+			p.labelPairs(m.Label, pairs[from:to:to], sorted)
 			if counters != nil {
 				counters[i].Value = &p.value
 				m.Counter = &counters[i]

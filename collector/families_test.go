@@ -21,17 +21,15 @@ import (
 // metrics can be gathered twice.
 func collected(e *Exporter) []prometheus.Metric {
 	ch := make(chan prometheus.Metric)
-	done := make(chan []prometheus.Metric)
 	go func() {
-		var ms []prometheus.Metric
-		for m := range ch {
-			ms = append(ms, m)
-		}
-		done <- ms
+		defer close(ch)
+		e.Scraper(context.Background()).Collect(ch)
 	}()
-	e.Scraper(context.Background()).Collect(ch)
-	close(ch)
-	return <-done
+	var ms []prometheus.Metric
+	for m := range ch {
+		ms = append(ms, m)
+	}
+	return ms
 }
 
 // replayed sends metrics again, as an unchecked collector.

@@ -81,16 +81,26 @@ type plainMetric struct {
 func (s plainMetric) Desc() *prometheus.Desc { return s.desc }
 
 func (s plainMetric) Write(m *dto.Metric) error {
-	m.Label = make([]*dto.LabelPair, len(s.values))
-	for i, j := range s.info.byName {
-		m.Label[i] = &dto.LabelPair{Name: &s.info.labels[j], Value: &s.values[j]}
-	}
+	n := len(s.values)
+	m.Label = make([]*dto.LabelPair, n)
+	s.labelPairs(m.Label, make([]dto.LabelPair, n), make([]string, n))
 	if s.valueType == prometheus.CounterValue {
 		m.Counter = &dto.Counter{Value: &s.value}
 	} else {
 		m.Gauge = &dto.Gauge{Value: &s.value}
 	}
 	return nil
+}
+
+// labelPairs fills pointers with the metric's label pairs in the order of
+// label names, as a dto.Metric holds them, made in pairs with their values
+// in sorted: both as long as the metric has labels.
+func (s plainMetric) labelPairs(pointers []*dto.LabelPair, pairs []dto.LabelPair, sorted []string) {
+	for k, j := range s.info.byName {
+		sorted[k] = s.values[j]
+		pairs[k] = dto.LabelPair{Name: &s.info.labels[j], Value: &sorted[k]}
+		pointers[k] = &pairs[k]
+	}
 }
 
 // keyed is a metric built here, valid, that carries its label values, so
