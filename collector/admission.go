@@ -70,7 +70,7 @@ func (a *admission) send(collector string, m prometheus.Metric) {
 		a.seen[m.Desc()] = series
 	}
 	if _, dup := series[key]; dup {
-		a.e.dropped(collector, dropDuplicate, m.Desc(), strings.ReplaceAll(key, "\xff", ","))
+		a.e.dropped(collector, dropDuplicate, m.Desc(), strings.ReplaceAll(key, "\x00", ","))
 		return
 	}
 	series[key] = struct{}{}

@@ -3,22 +3,55 @@ package collector
 import (
 	"cmp"
 	"fmt"
+	"iter"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 )
 
-// gatherFamilies runs collect and builds the metric families of what it
-// sends, as a prometheus.Registry would: families sorted by name, each
-// family's metrics by their label values. It trusts what admission let
-// through (valid, and no series twice) and the descs of desc, which
-// prometheus.NewDesc checked: at a thousand vdevs, the registry's checks
-// and its sort through the label pairs were a third of a scrape. A metric
-// whose Desc desc did not make, or whose type differs from its family's,
-// is left out and named in the error.
-func gatherFamilies(collect func(chan<- prometheus.Metric)) ([]*dto.MetricFamily, error) {
+// gathered is what the collectors of one gather sent, by family: written
+// out as text by WriteText, or built into metric families once, for the
+// protobuf exposition and for readers of values (the status page).
+type gathered struct {
+	families []*family // sorted by name
+
+	once  sync.Once
+	built []*dto.MetricFamily
+}
+
+// metricFamilies returns the families built, for a reader that needs
+// them as the client library makes them.
+func (g *gathered) metricFamilies() []*dto.MetricFamily {
+	if g == nil {
+		return nil
+	}
+	g.once.Do(func() {
+		if g.built != nil {
+			return
+		}
+		g.built = make([]*dto.MetricFamily, len(g.families))
+		for i, f := range g.families {
+			g.built[i] = f.build()
+		}
+	})
+	return g.built
+}
+
+// gatheredOf holds families built already.
+func gatheredOf(fams []*dto.MetricFamily) *gathered { return &gathered{built: fams} }
+
+// gatherFamilies runs collect and sorts what it sends as a
+// prometheus.Registry would: families by name, each family's metrics by
+// their label values. It trusts what admission let through (valid, and no
+// series twice) and the descs of desc, which prometheus.NewDesc checked:
+// at a thousand vdevs, the registry's checks and its sort through the
+// label pairs were a third of a scrape. A metric whose Desc desc did not
+// make, or whose type differs from its family's, is left out and named in
+// the error.
+func gatherFamilies(collect func(chan<- prometheus.Metric)) (*gathered, error) {
 	ch := make(chan prometheus.Metric, 256)
 	go func() {
 		defer close(ch)
@@ -31,20 +64,83 @@ func gatherFamilies(collect func(chan<- prometheus.Metric)) ([]*dto.MetricFamily
 			errs = append(errs, err)
 		}
 	}
-	fams := make([]*dto.MetricFamily, 0, len(byName))
+	g := &gathered{families: make([]*family, 0, len(byName))}
 	for _, f := range byName {
-		fams = append(fams, f.build())
+		g.families = append(g.families, f)
 	}
-	slices.SortFunc(fams, func(a, b *dto.MetricFamily) int { return strings.Compare(a.GetName(), b.GetName()) })
-	return fams, errs.MaybeUnwrap()
+	slices.SortFunc(g.families, func(a, b *family) int { return strings.Compare(a.info.name, b.info.name) })
+	var sorted orders
+	for _, f := range g.families {
+		if len(f.written) == 0 {
+			f.order = sorted.of(f.plain)
+		}
+	}
+	return g, errs.MaybeUnwrap()
 }
 
-// family collects the metrics of one name until it is built.
+// orders sorts the plain metrics of families by their keys. Most families
+// of a scrape are sent for the same series in the same order (a counter
+// per vdev, one per disk), so a family whose keys are those of one sorted
+// before takes its order, and a thousand vdevs are sorted a few times, not
+// once per family.
+type orders struct {
+	last []orderedKeys
+}
+
+type orderedKeys struct {
+	plain []plainMetric
+	order []int32
+}
+
+func (o *orders) of(plain []plainMetric) []int32 {
+	for _, prev := range o.last {
+		if sameKeys(prev.plain, plain) {
+			return prev.order
+		}
+	}
+	order := make([]int32, len(plain))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortFunc(order, func(a, b int32) int { return strings.Compare(plain[a].key, plain[b].key) })
+	o.last = append(o.last, orderedKeys{plain, order})
+	if len(o.last) > 8 {
+		o.last = o.last[1:]
+	}
+	return order
+}
+
+func sameKeys(a, b []plainMetric) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].key != b[i].key {
+			return false
+		}
+	}
+	return true
+}
+
+// family collects the metrics of one name. When it has plain metrics
+// alone, order lists them sorted; build sorts the others in.
 type family struct {
 	info    *descInfo
 	typ     dto.MetricType
 	plain   []plainMetric
+	order   []int32         // indexes into plain, sorted by key
 	written []writtenMetric // metrics other than plainMetric (histograms)
+}
+
+// sorted returns the family's plain metrics in the order of their keys.
+func (f *family) sorted() iter.Seq[*plainMetric] {
+	return func(yield func(*plainMetric) bool) {
+		for _, i := range f.order {
+			if !yield(&f.plain[i]) {
+				return
+			}
+		}
+	}
 }
 
 // writtenMetric is a metric written out, with its label values in the
@@ -109,7 +205,8 @@ func add(byName map[string]*family, m prometheus.Metric) error {
 
 // build makes the family, its metrics sorted by label values in the order
 // of label names, as the text and protobuf expositions list them. The
-// label pairs and values of its plain metrics are allocated together.
+// label pairs and values of its plain metrics are allocated together. It
+// leaves f as it is, for readers that share the gather.
 func (f *family) build() *dto.MetricFamily {
 	name, help, typ := f.info.name, f.info.help, f.typ
 	fam := &dto.MetricFamily{Name: &name, Help: &help, Type: &typ}
@@ -127,8 +224,15 @@ func (f *family) build() *dto.MetricFamily {
 		} else {
 			gauges = make([]dto.Gauge, len(f.plain))
 		}
-		for i := range f.plain {
-			p, m := &f.plain[i], &metrics[i]
+		plain := f.plain
+		if f.order != nil {
+			plain = make([]plainMetric, len(f.plain))
+			for i, j := range f.order {
+				plain[i] = f.plain[j]
+			}
+		}
+		for i := range plain {
+			p, m := &plain[i], &metrics[i]
 			from, to := i*labels, (i+1)*labels
 			sorted := values[from:to:to]
 			m.Label = pointers[from:to:to]
@@ -143,12 +247,14 @@ func (f *family) build() *dto.MetricFamily {
 			all = append(all, writtenMetric{values: sorted, m: m})
 		}
 	}
-	slices.SortFunc(all, func(a, b writtenMetric) int {
-		if c := slices.Compare(a.values, b.values); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.m.GetTimestampMs(), b.m.GetTimestampMs())
-	})
+	if len(f.written) > 0 {
+		slices.SortFunc(all, func(a, b writtenMetric) int {
+			if c := slices.Compare(a.values, b.values); c != 0 {
+				return c
+			}
+			return cmp.Compare(a.m.GetTimestampMs(), b.m.GetTimestampMs())
+		})
+	}
 	fam.Metric = make([]*dto.Metric, len(all))
 	for i := range all {
 		fam.Metric[i] = all[i].m

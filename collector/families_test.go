@@ -11,6 +11,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
 
 	"github.com/zpool-exporter/zpool_exporter/internal/benchhost"
 	"github.com/zpool-exporter/zpool_exporter/internal/runner"
@@ -87,10 +88,11 @@ func TestGatherFamiliesAsTheRegistry(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := gatherFamilies(replayed(metrics).Collect)
+			g, err := gatherFamilies(replayed(metrics).Collect)
 			if err != nil {
 				t.Fatal(err)
 			}
+			got := g.metricFamilies()
 			types := map[dto.MetricType]int{}
 			for _, f := range got {
 				types[f.GetType()]++
@@ -101,8 +103,16 @@ func TestGatherFamiliesAsTheRegistry(t *testing.T) {
 			if strings.HasPrefix(name, "generated") && types[dto.MetricType_HISTOGRAM] == 0 {
 				t.Errorf("no histogram among %d families", len(got))
 			}
-			if g, w := string(exposition(t, got)), string(exposition(t, want)); g != w {
+			w := string(exposition(t, want))
+			if g := string(exposition(t, got)); g != w {
 				t.Errorf("gatherFamilies differs from the registry:\n%s", firstLineDiff(w, g))
+			}
+			var text strings.Builder
+			if err := WriteText(&text, expfmt.NewFormat(expfmt.TypeTextPlain), nil, Reading{gathered: g}); err != nil {
+				t.Fatal(err)
+			}
+			if g := text.String(); g != w {
+				t.Errorf("WriteText differs from the registry's exposition:\n%s", firstLineDiff(w, g))
 			}
 		})
 	}
@@ -126,11 +136,12 @@ func firstLineDiff(want, got string) string {
 func TestGatherFamiliesRefusesWhatItCannotPlace(t *testing.T) {
 	d := desc("test", "things", "Things.", "pool")
 	foreign := prometheus.NewDesc("zfs_test_foreign", "Not made by desc.", nil, nil)
-	fams, err := gatherFamilies(func(ch chan<- prometheus.Metric) {
+	g, err := gatherFamilies(func(ch chan<- prometheus.Metric) {
 		gauge(ch, d, 1, "tank")
 		counter(ch, d, 2, "backup")
 		ch <- prometheus.MustNewConstMetric(foreign, prometheus.GaugeValue, 3)
 	})
+	fams := g.metricFamilies()
 	var multi prometheus.MultiError
 	if !errors.As(err, &multi) || len(multi) != 2 || !strings.Contains(err.Error(), "zfs_test_foreign") || !strings.Contains(err.Error(), "COUNTER") {
 		t.Errorf("error %v, want the foreign desc and the counter named", err)

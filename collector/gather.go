@@ -11,19 +11,23 @@ import (
 	"github.com/zpool-exporter/zpool_exporter/internal/zfs/zpool"
 )
 
-// Reading is one gather of every enabled collector: the metric families,
-// when the gather began, and through Status the `zpool status` they were
-// read from. Readers that share a gather share its Reading and must not
-// change it.
+// Reading is one gather of every enabled collector: its metrics, when the
+// gather began, and through Status the `zpool status` they were read
+// from. Readers that share a gather share its Reading and must not change
+// it.
 type Reading struct {
-	Time     time.Time
-	Families []*dto.MetricFamily
-	// Err tells of metrics the gather left out (see gatherFamilies);
-	// Families holds the rest, as /metrics serves them.
+	Time time.Time
+	// Err tells of metrics the gather left out (see gatherFamilies); the
+	// reading holds the rest, as /metrics serves them.
 	Err error
 
-	scrape *zfs.Scrape
+	gathered *gathered
+	scrape   *zfs.Scrape
 }
+
+// Families returns the reading's metric families, sorted by name, each
+// family's metrics by label values. They are built on the first call.
+func (r Reading) Families() []*dto.MetricFamily { return r.gathered.metricFamilies() }
 
 // Status returns the `zpool status` that the collectors of the gather
 // read. When none of them read it (the status, vdev_io and disk
@@ -44,6 +48,6 @@ var errNotGathered = errors.New("the reading comes from no gather of the collect
 // for one of them would refuse to run for another, and be reported failed.
 func (e *Exporter) Gather(ctx context.Context) Reading {
 	r := Reading{Time: time.Now(), scrape: e.cfg.ZFS.NewScrape()}
-	r.Families, r.Err = gatherFamilies(e.scraperFor(ctx, r.scrape).Collect)
+	r.gathered, r.Err = gatherFamilies(e.scraperFor(ctx, r.scrape).Collect)
 	return r
 }

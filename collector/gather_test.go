@@ -18,7 +18,7 @@ func TestGatherGivesTheStatusTheCollectorsRead(t *testing.T) {
 	if r.Err != nil || r.Time.IsZero() {
 		t.Fatalf("gather: time %v, error %v", r.Time, r.Err)
 	}
-	if v, _ := value(r.Families, "zfs_pool_state", map[string]string{"pool": "backup", "state": "degraded"}); v != 1 {
+	if v, _ := value(r.Families(), "zfs_pool_state", map[string]string{"pool": "backup", "state": "degraded"}); v != 1 {
 		t.Errorf("backup not degraded in the gather's metrics")
 	}
 	runs := replay.Stats()["zpool status"].Runs

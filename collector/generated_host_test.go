@@ -2,8 +2,10 @@ package collector_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -12,7 +14,6 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
@@ -36,8 +37,7 @@ func metricsOver(tb testing.TB, s benchhost.Spec) (http.Handler, *runner.Replay)
 	return gzipresponse.New(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx, cancel := context.WithTimeout(r.Context(), 10*time.Second)
 		defer cancel()
-		promhttp.HandlerFor(collector.Merge(base, shared.Gatherer(ctx)),
-			promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError, DisableCompression: true}).ServeHTTP(w, r)
+		shared.ServeMetrics(ctx, w, r, base, slog.New(slog.DiscardHandler))
 	}), 1), replay
 }
 
@@ -118,3 +118,60 @@ type discard struct{}
 func (discard) Header() http.Header         { return http.Header{} }
 func (discard) Write(p []byte) (int, error) { return io.Discard.Write(p) }
 func (discard) WriteHeader(int)             {}
+
+// /metrics serves the same families in the text format, which the
+// exporter writes itself, and in protobuf, which promhttp writes, with
+// the content types promhttp negotiates.
+func TestMetricsTextAndProtobufAgree(t *testing.T) {
+	h, _ := metricsOver(t, benchhost.Spec{Pools: 2, Leaves: 6, Version: "2.3"})
+	get := func(accept string) (*httptest.ResponseRecorder, map[string]*dto.MetricFamily) {
+		req := httptest.NewRequest(http.MethodGet, "/metrics", nil)
+		req.Header.Set("Accept", accept)
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		format := expfmt.NewFormat(expfmt.TypeTextPlain)
+		if strings.Contains(accept, "protobuf") {
+			format = expfmt.NewFormat(expfmt.TypeProtoDelim)
+		}
+		fams := map[string]*dto.MetricFamily{}
+		dec := expfmt.NewDecoder(rec.Body, format)
+		for {
+			var mf dto.MetricFamily
+			if err := dec.Decode(&mf); errors.Is(err, io.EOF) {
+				break
+			} else if err != nil {
+				t.Fatalf("Accept %q: %v", accept, err)
+			}
+			fams[mf.GetName()] = &mf
+		}
+		return rec, fams
+	}
+	h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, "/metrics", nil)) // detects what zpool can do
+	text, fromText := get("text/plain;version=0.0.4;q=0.3,*/*;q=0.2")
+	proto, fromProto := get("application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;encoding=delimited;q=0.7,text/plain;version=0.0.4;q=0.3")
+	if ct := text.Header().Get("Content-Type"); !strings.HasPrefix(ct, "text/plain; version=0.0.4") {
+		t.Errorf("text served as %q", ct)
+	}
+	if ct := proto.Header().Get("Content-Type"); !strings.Contains(ct, "encoding=delimited") {
+		t.Errorf("protobuf served as %q", ct)
+	}
+	if len(fromText) < 50 || len(fromText) != len(fromProto) {
+		t.Fatalf("%d families in text, %d in protobuf", len(fromText), len(fromProto))
+	}
+	for name, want := range fromProto {
+		if strings.HasPrefix(name, "go_") || strings.HasPrefix(name, "process_") {
+			continue // read at another moment
+		}
+		got := fromText[name]
+		if got == nil || len(got.GetMetric()) != len(want.GetMetric()) || got.GetType() != want.GetType() || got.GetHelp() != want.GetHelp() {
+			t.Errorf("%s: text %v, protobuf %v", name, got, want)
+			continue
+		}
+		for i, m := range want.GetMetric() {
+			if g := got.GetMetric()[i]; fmt.Sprint(g.GetLabel()) != fmt.Sprint(m.GetLabel()) {
+				t.Errorf("%s metric %d: text %v, protobuf %v", name, i, g.GetLabel(), m.GetLabel())
+				break
+			}
+		}
+	}
+}

@@ -42,9 +42,14 @@ func Merge(gatherers ...prometheus.Gatherer) prometheus.Gatherer {
 func mergeChecked(each [][]*dto.MetricFamily, errs prometheus.MultiError) ([]*dto.MetricFamily, error) {
 	gs := make(prometheus.Gatherers, len(each))
 	for i, fams := range each {
-		gs[i] = prometheus.GathererFunc(func() ([]*dto.MetricFamily, error) { return fams, nil })
+		gs[i] = gatherer(fams)
 	}
 	fams, err := gs.Gather()
 	errs.Append(err)
 	return fams, errs.MaybeUnwrap()
+}
+
+// gatherer gathers fams.
+func gatherer(fams []*dto.MetricFamily) prometheus.Gatherer {
+	return prometheus.GathererFunc(func() ([]*dto.MetricFamily, error) { return fams, nil })
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/model"
 )
 
 // namespace starts the name of every metric the collectors make.
@@ -31,6 +32,10 @@ type descInfo struct {
 	name, help string
 	labels     []string // in the order of the Desc's label values
 	byName     []int    // indexes into labels, in the order of label names
+	inOrder    bool     // labels are in the order of their names
+	// legacy says the name and label names need no quoting in any text
+	// exposition (see WriteText).
+	legacy bool
 }
 
 func newDescInfo(name, help string, labels []string) *descInfo {
@@ -39,7 +44,34 @@ func newDescInfo(name, help string, labels []string) *descInfo {
 		byName[i] = i
 	}
 	slices.SortFunc(byName, func(a, b int) int { return strings.Compare(labels[a], labels[b]) })
-	return &descInfo{name: name, help: help, labels: labels, byName: byName}
+	legacy := model.LegacyValidation.IsValidMetricName(name)
+	for _, l := range labels {
+		legacy = legacy && model.LegacyValidation.IsValidLabelName(l)
+	}
+	return &descInfo{name: name, help: help, labels: labels, byName: byName,
+		inOrder: slices.IsSorted(byName), legacy: legacy}
+}
+
+// key is the series key of label values given in the order of the
+// Desc's labels: joined in the order of label names, so that keys sort as
+// the registry sorts series.
+func (info *descInfo) key(values []string) string {
+	if info.inOrder {
+		return seriesKey(values)
+	}
+	n := len(values)
+	for _, v := range values {
+		n += len(v)
+	}
+	var b strings.Builder
+	b.Grow(n)
+	for k, j := range info.byName {
+		if k > 0 {
+			b.WriteByte(0)
+		}
+		b.WriteString(values[j])
+	}
+	return b.String()
 }
 
 func infoOf(d *prometheus.Desc) *descInfo {
@@ -57,7 +89,7 @@ func constMetric(d *prometheus.Desc, t prometheus.ValueType, v float64, labels [
 	labels = labelValues(labels)
 	plain := t == prometheus.GaugeValue || t == prometheus.CounterValue
 	if info := infoOf(d); plain && info != nil && len(labels) == len(info.labels) {
-		return plainMetric{desc: d, info: info, valueType: t, value: v, values: labels, key: seriesKey(labels)}
+		return plainMetric{desc: d, info: info, valueType: t, value: v, values: labels, key: info.key(labels)}
 	}
 	m, err := prometheus.NewConstMetric(d, t, v, labels...)
 	if err != nil {
@@ -75,7 +107,7 @@ type plainMetric struct {
 	valueType prometheus.ValueType
 	value     float64
 	values    []string
-	key       string // for admission
+	key       string // for admission and sorting (see descInfo.key)
 }
 
 func (s plainMetric) Desc() *prometheus.Desc { return s.desc }
@@ -111,8 +143,9 @@ type keyed struct {
 	key string
 }
 
-// seriesKey joins label values with a byte that no valid one holds.
-func seriesKey(values []string) string { return strings.Join(values, "\xff") }
+// seriesKey joins label values with NUL, which labelValue replaces: keys
+// then sort as the lists of values do.
+func seriesKey(values []string) string { return strings.Join(values, "\x00") }
 
 func gauge(ch chan<- prometheus.Metric, d *prometheus.Desc, v float64, labels ...string) {
 	ch <- constMetric(d, prometheus.GaugeValue, v, labels)

@@ -3,11 +3,15 @@ package collector
 import (
 	"context"
 	"errors"
+	"log/slog"
+	"net/http"
 	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
 
 	"github.com/zpool-exporter/zpool_exporter/internal/budget"
 )
@@ -106,7 +110,7 @@ func (s *Shared) Metrics(ctx context.Context) ([]*dto.MetricFamily, time.Time, e
 	if err != nil {
 		return nil, time.Time{}, err
 	}
-	return r.Families, r.Time, r.Err
+	return r.Families(), r.Time, r.Err
 }
 
 // Gatherer is a prometheus.Gatherer reading through s under ctx, for
@@ -124,4 +128,38 @@ func (s *Shared) Counts() (gathers, joins uint64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.gathers, s.joins
+}
+
+// ServeMetrics answers a request for /metrics with base's families and
+// those of a reading through s under ctx. The text format, which
+// Prometheus asks for unless told otherwise, is written by WriteText;
+// others by promhttp. Either way what was gathered is served and what
+// went wrong is logged, as promhttp's ContinueOnError does. Compression is
+// left to the caller.
+func (s *Shared) ServeMetrics(ctx context.Context, w http.ResponseWriter, r *http.Request, base prometheus.Gatherer, logger *slog.Logger) {
+	format := expfmt.NegotiateAccept(r.Header, expfmt.DefaultAcceptedFormats()...)
+	if format.FormatType() != expfmt.TypeTextPlain {
+		promhttp.HandlerFor(Merge(base, s.Gatherer(ctx)), promhttp.HandlerOpts{
+			ErrorLog:           slog.NewLogLogger(logger.Handler(), slog.LevelError),
+			ErrorHandling:      promhttp.ContinueOnError,
+			DisableCompression: true,
+		}).ServeHTTP(w, r)
+		return
+	}
+	own, err := base.Gather()
+	if err != nil {
+		logger.Error("gathering the exporter's own metrics", "err", err)
+	}
+	reading, err := s.Gather(ctx)
+	if err == nil {
+		err = reading.Err
+	}
+	if err != nil {
+		logger.Error("gathering the collectors' metrics", "err", err)
+	}
+	w.Header().Add("Vary", "Accept")
+	w.Header().Set("Content-Type", string(format))
+	if err := WriteText(w, format, own, reading); err != nil {
+		logger.Error("writing the exposition", "err", err)
+	}
 }

@@ -32,7 +32,7 @@ type busyExporter struct {
 
 func (b *busyExporter) gather(ctx context.Context) Reading {
 	b.gathers.Add(1)
-	r := Reading{Time: time.Now(), Families: familiesNamed("zfs_exporter_collector_success")}
+	r := Reading{Time: time.Now(), gathered: gatheredOf(familiesNamed("zfs_exporter_collector_success"))}
 	if !b.running.CompareAndSwap(false, true) {
 		return r
 	}
@@ -41,12 +41,12 @@ func (b *busyExporter) gather(ctx context.Context) Reading {
 	case <-time.After(b.hold):
 	case <-ctx.Done():
 	}
-	r.Families = familiesNamed("zfs_exporter_collector_success", "zfs_pool_state")
+	r.gathered = gatheredOf(familiesNamed("zfs_exporter_collector_success", "zfs_pool_state"))
 	return r
 }
 
 func complete(r Reading) bool {
-	for _, mf := range r.Families {
+	for _, mf := range r.Families() {
 		if mf.GetName() == "zfs_pool_state" {
 			return true
 		}
@@ -124,7 +124,7 @@ func TestSharedReaderGivesUp(t *testing.T) {
 		sawDeadline.Store(ok)
 		select {
 		case <-release:
-			return Reading{Families: familiesNamed("zfs_pool_state")}
+			return Reading{gathered: gatheredOf(familiesNamed("zfs_pool_state"))}
 		case <-ctx.Done():
 			return Reading{Err: ctx.Err()}
 		}
@@ -161,13 +161,13 @@ func TestSharedReaderGetsTheReadingJustPastItsDeadline(t *testing.T) {
 	s := NewShared(func(ctx context.Context) Reading {
 		<-ctx.Done()
 		time.Sleep(200 * time.Millisecond) // the collectors' own grace
-		return Reading{Families: familiesNamed("zfs_pool_state")}
+		return Reading{gathered: gatheredOf(familiesNamed("zfs_pool_state"))}
 	})
 	ctx, cancel := context.WithTimeout(t.Context(), 300*time.Millisecond)
 	defer cancel()
 	r, err := s.Gather(ctx)
 	if err != nil || !complete(r) {
-		t.Fatalf("got %v, %v; want the partial reading that came 200 ms after the deadline", r.Families, err)
+		t.Fatalf("got %v, %v; want the partial reading that came 200 ms after the deadline", r.Families(), err)
 	}
 
 	// Longer than the grace, the reader gives up.

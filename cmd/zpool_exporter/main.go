@@ -25,7 +25,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	versioncollector "github.com/prometheus/client_golang/prometheus/collectors/version"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
@@ -437,12 +436,7 @@ func (h *metricsHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), timeout)
 	defer cancel()
-	promhttp.HandlerFor(collector.Merge(h.base, h.shared.Gatherer(ctx)), promhttp.HandlerOpts{
-		ErrorLog:      slog.NewLogLogger(h.logger.Handler(), slog.LevelError),
-		ErrorHandling: promhttp.ContinueOnError,
-		// Compressed by h.gzip instead.
-		DisableCompression: true,
-	}).ServeHTTP(w, r)
+	h.shared.ServeMetrics(ctx, w, r, h.base, h.logger)
 	h.logger.Debug("scrape served", "timeout", timeout, "duration_seconds", time.Since(began).Seconds())
 }
 
@@ -456,7 +450,7 @@ func pageReading(shared *collector.Shared) statuspage.ReadFunc {
 			return statuspage.Reading{Time: time.Now(), StatusErr: fmt.Errorf("reading the collectors: %w", err)}
 		}
 		st, err := r.Status(ctx)
-		return statuspage.Reading{Time: r.Time, Families: r.Families, Status: st, StatusErr: err}
+		return statuspage.Reading{Time: r.Time, Families: r.Families(), Status: st, StatusErr: err}
 	}
 }
 

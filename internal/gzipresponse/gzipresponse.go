@@ -11,11 +11,12 @@
 package gzipresponse
 
 import (
-	"compress/gzip"
 	"io"
 	"net/http"
 	"strconv"
 	"strings"
+
+	"github.com/klauspost/compress/gzip"
 )
 
 // Handler serves next, compressed when the request accepts gzip.

@@ -94,7 +94,7 @@ func TestSharedWithRealCollectors(t *testing.T) {
 					t.Error(err)
 					return
 				}
-				check("history", r.Families)
+				check("history", r.Families())
 				rec.SampleOnce(t.Context())
 			}
 		})

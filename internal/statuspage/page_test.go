@@ -27,7 +27,7 @@ func replayRead(t *testing.T, dir string) ReadFunc {
 	return func(ctx context.Context) Reading {
 		r := e.Gather(ctx)
 		st, err := r.Status(ctx)
-		return Reading{Time: r.Time, Families: r.Families, Status: st, StatusErr: err}
+		return Reading{Time: r.Time, Families: r.Families(), Status: st, StatusErr: err}
 	}
 }
 
