@@ -2,8 +2,8 @@ package gzipresponse
 
 import (
 	"bytes"
+	"compress/gzip"
 	"fmt"
-	"github.com/klauspost/compress/gzip"
 	"io"
 	"net/http"
 	"net/http/httptest"
