@@ -7,7 +7,9 @@
 // scrape then clears a new compressor of most of a megabyte. That was a
 // third of the exporter's CPU on a small host. At BestSpeed the
 // exposition, a text of repeated names and labels, still shrinks about
-// sixfold.
+// sixfold on a small host and fifteenfold at 1,000 leaves; the gzip of
+// klauspost/compress (already a dependency of client_golang) writes the
+// same ratio in half the time of the standard library's.
 package gzipresponse
 
 import (
