@@ -33,11 +33,11 @@ const maxLoggedDrops = 1000
 // relies on it.
 type admission struct {
 	e    *Exporter
-	out  chan<- prometheus.Metric
+	out  func(prometheus.Metric)
 	seen map[*prometheus.Desc]map[string]struct{}
 }
 
-func (e *Exporter) newAdmission(out chan<- prometheus.Metric) *admission {
+func (e *Exporter) newAdmission(out func(prometheus.Metric)) *admission {
 	return &admission{e: e, out: out, seen: map[*prometheus.Desc]map[string]struct{}{}}
 }
 
@@ -74,7 +74,7 @@ func (a *admission) send(collector string, m prometheus.Metric) {
 		return
 	}
 	series[key] = struct{}{}
-	a.out <- m
+	a.out(m)
 }
 
 // sendAll passes on what collect sends, as made by collector.

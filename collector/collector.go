@@ -144,7 +144,7 @@ func (e *Exporter) Scraper(ctx context.Context) prometheus.Collector {
 
 // scraperFor is Scraper reading through the caller's scrape, so that the
 // caller can then take the same `zpool status` the collectors read.
-func (e *Exporter) scraperFor(ctx context.Context, scrape *zfs.Scrape) prometheus.Collector {
+func (e *Exporter) scraperFor(ctx context.Context, scrape *zfs.Scrape) *scraper {
 	return &scraper{e: e, ctx: ctx, scrape: scrape}
 }
 
@@ -167,7 +167,13 @@ type result struct {
 }
 
 func (s *scraper) Collect(ch chan<- prometheus.Metric) {
-	out := s.e.newAdmission(ch)
+	s.collect(func(m prometheus.Metric) { ch <- m })
+}
+
+// collect is Collect handing each metric to sink, from the calling
+// goroutine alone.
+func (s *scraper) collect(sink func(prometheus.Metric)) {
+	out := s.e.newAdmission(sink)
 	scrape := s.scrape
 	if scrape == nil {
 		scrape = s.e.cfg.ZFS.NewScrape()
@@ -222,7 +228,7 @@ func (s *scraper) Collect(ch chan<- prometheus.Metric) {
 // left behind at the deadline cannot write into a finished scrape. A panic
 // in the collector fails it for this scrape instead of the process.
 func collectOnce(ctx context.Context, scrape *zfs.Scrape, c Collector) (metrics []prometheus.Metric, err error) {
-	ch := make(chan prometheus.Metric)
+	ch := make(chan prometheus.Metric, 1024)
 	collected := make(chan []prometheus.Metric)
 	go func() {
 		var metrics []prometheus.Metric

@@ -52,18 +52,29 @@ func gatheredOf(fams []*dto.MetricFamily) *gathered { return &gathered{built: fa
 // make, or whose type differs from its family's, is left out and named in
 // the error.
 func gatherFamilies(collect func(chan<- prometheus.Metric)) (*gathered, error) {
-	ch := make(chan prometheus.Metric, 256)
-	go func() {
-		defer close(ch)
-		collect(ch)
-	}()
+	return gatherEach(func(sink func(prometheus.Metric)) {
+		ch := make(chan prometheus.Metric, 256)
+		go func() {
+			defer close(ch)
+			collect(ch)
+		}()
+		for m := range ch {
+			sink(m)
+		}
+	})
+}
+
+// gatherEach is gatherFamilies for a collect that hands each metric to
+// sink from the calling goroutine, as the scraper does: without a channel
+// between them, which cost two goroutine switches a metric.
+func gatherEach(collect func(sink func(prometheus.Metric))) (*gathered, error) {
 	byName := map[string]*family{}
 	var errs prometheus.MultiError
-	for m := range ch {
+	collect(func(m prometheus.Metric) {
 		if err := add(byName, m); err != nil {
 			errs = append(errs, err)
 		}
-	}
+	})
 	g := &gathered{families: make([]*family, 0, len(byName))}
 	for _, f := range byName {
 		g.families = append(g.families, f)

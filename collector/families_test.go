@@ -49,8 +49,23 @@ func (r replayed) Collect(ch chan<- prometheus.Metric) {
 // the system's.
 func generatedExporter(tb testing.TB, s benchhost.Spec) (*Exporter, *runner.Replay) {
 	tb.Helper()
+	return hostExporter(tb, func(dir string) error { return benchhost.Write(dir, s) })
+}
+
+// capturesExporter is generatedExporter over the OpenZFS 2.3.2 guest's
+// captures of its first scenario: four pools, one of each layout.
+func capturesExporter(tb testing.TB) (*Exporter, *runner.Replay) {
+	tb.Helper()
+	return hostExporter(tb, func(dir string) error {
+		return benchhost.WriteCaptures(dir, "01-created", "../internal/zfs/zpool/testdata/openzfs-2.3-guest", "testdata/openzfs-2.4-guest")
+	})
+}
+
+// hostExporter is every collector over the host that write lays out.
+func hostExporter(tb testing.TB, write func(dir string) error) (*Exporter, *runner.Replay) {
+	tb.Helper()
 	dir := filepath.Join(tb.TempDir(), "host")
-	if err := benchhost.Write(dir, s); err != nil {
+	if err := write(dir); err != nil {
 		tb.Fatal(err)
 	}
 	replay, err := runner.NewReplay(dir)
