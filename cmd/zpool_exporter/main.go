@@ -25,7 +25,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	versioncollector "github.com/prometheus/client_golang/prometheus/collectors/version"
-	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 	"github.com/prometheus/common/promslog"
@@ -457,46 +456,42 @@ func pageReading(shared *collector.Shared) statuspage.ReadFunc {
 func runOnce(ctx context.Context, o options, exporter *collector.Exporter, base prometheus.Gatherer, stdout io.Writer, logger *slog.Logger) int {
 	ctx, cancel := context.WithTimeout(ctx, o.scrapeTimeout)
 	defer cancel()
-	reg := prometheus.NewRegistry()
-	reg.MustRegister(exporter.Scraper(ctx))
-	families, err := prometheus.Gatherers{base, reg}.Gather()
+	own, err := base.Gather()
 	if err != nil {
 		logger.Error("gathering metrics", "err", err)
 		return 1
 	}
+	reading := exporter.Gather(ctx)
+	if reading.Err != nil {
+		logger.Error("gathering metrics", "err", reading.Err)
+		return 1
+	}
+	write := func(w io.Writer) error {
+		return collector.WriteText(w, expfmt.NewFormat(expfmt.TypeTextPlain), own, reading)
+	}
 	if o.output == "" {
-		if err := writeExposition(stdout, families); err != nil {
+		if err := write(stdout); err != nil {
 			logger.Error("writing metrics", "err", err)
 			return 1
 		}
 		return 0
 	}
-	if err := writeFileAtomically(o.output, families); err != nil {
+	if err := writeFileAtomically(o.output, write); err != nil {
 		logger.Error("writing metrics", "file", o.output, "err", err)
 		return 1
 	}
 	return 0
 }
 
-func writeExposition(w io.Writer, families []*dto.MetricFamily) error {
-	enc := expfmt.NewEncoder(w, expfmt.NewFormat(expfmt.TypeTextPlain))
-	for _, mf := range families {
-		if err := enc.Encode(mf); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // writeFileAtomically writes to a temporary file in the same directory and
 // renames it over path, so that node_exporter never reads half a file.
-func writeFileAtomically(path string, families []*dto.MetricFamily) error {
+func writeFileAtomically(path string, write func(io.Writer) error) error {
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
 	if err != nil {
 		return err
 	}
 	defer os.Remove(tmp.Name())
-	if err := writeExposition(tmp, families); err != nil {
+	if err := write(tmp); err != nil {
 		tmp.Close()
 		return err
 	}
