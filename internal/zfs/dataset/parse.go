@@ -1,0 +1,94 @@
+package dataset
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// ErrParse is wrapped by every error of a parser here, beside the line it
+// is about.
+var ErrParse = errors.New("cannot parse zfs output")
+
+// maxLineBytes bounds one line; a row of a few dozen properties is far
+// shorter.
+const maxLineBytes = 1 << 20
+
+// ParseList reads `zfs list -H -o PROPERTIES`: a line a dataset, its
+// values separated by tabs in the order of properties, whose first must be
+// "name". The last value may hold tabs (a mountpoint can), so a line has
+// at least as many tabs as separate the properties and everything past
+// the last separator belongs to the last property.
+func ParseList(r io.Reader, properties []string) (*List, error) {
+	if len(properties) == 0 || properties[0] != "name" {
+		return nil, fmt.Errorf("%w: the first property must be name, not %q", ErrParse, properties)
+	}
+	l := &List{Properties: properties[1:]}
+	err := eachLine(r, func(lineNo int, line string) error {
+		fields := strings.SplitN(line, "\t", len(properties))
+		if len(fields) != len(properties) {
+			return fmt.Errorf("%w: line %d: %d fields, want %d (%s): %q", ErrParse, lineNo, len(fields), len(properties), strings.Join(properties, ","), line)
+		}
+		if fields[0] == "" {
+			return fmt.Errorf("%w: line %d: no dataset name: %q", ErrParse, lineNo, line)
+		}
+		l.Datasets = append(l.Datasets, Dataset{Name: fields[0], Values: fields[1:]})
+		return nil
+	})
+	return l, err
+}
+
+// ParseGet reads `zfs get -H -o name,property,value PROPERTIES`: a line a
+// property of a dataset, separated by tabs, the rows of one dataset
+// together. The datasets come out in the order zfs printed them, each with
+// the values of properties in that order; a property zfs printed no row
+// for is "". A value may hold tabs.
+func ParseGet(r io.Reader, properties []string) (*List, error) {
+	l := &List{Properties: properties}
+	column := make(map[string]int, len(properties))
+	for i, p := range properties {
+		column[p] = i
+	}
+	err := eachLine(r, func(lineNo int, line string) error {
+		fields := strings.SplitN(line, "\t", 3)
+		if len(fields) != 3 || fields[0] == "" {
+			return fmt.Errorf("%w: line %d: want a name, a property and a value separated by tabs: %q", ErrParse, lineNo, line)
+		}
+		i, ok := column[fields[1]]
+		if !ok {
+			return fmt.Errorf("%w: line %d: property %q was not asked for", ErrParse, lineNo, fields[1])
+		}
+		n := len(l.Datasets)
+		if n == 0 || l.Datasets[n-1].Name != fields[0] {
+			l.Datasets = append(l.Datasets, Dataset{Name: fields[0], Values: make([]string, len(properties))})
+			n++
+		}
+		l.Datasets[n-1].Values[i] = fields[2]
+		return nil
+	})
+	return l, err
+}
+
+// eachLine calls fn with each line that is not blank, numbered from 1,
+// its trailing "\r" trimmed.
+func eachLine(r io.Reader, fn func(lineNo int, line string) error) error {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64<<10), maxLineBytes)
+	lineNo := 0
+	for sc.Scan() {
+		lineNo++
+		line := strings.TrimRight(sc.Text(), "\r")
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		if err := fn(lineNo, line); err != nil {
+			return err
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("%w: after line %d: %v", ErrParse, lineNo, err)
+	}
+	return nil
+}

@@ -1,0 +1,231 @@
+package dataset
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"math"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/zpool-exporter/zpool_exporter/internal/sample"
+	"github.com/zpool-exporter/zpool_exporter/internal/zfs/zpool"
+)
+
+// listColumns are the columns `zfs list` prints unless told otherwise.
+var listColumns = []string{"name", "used", "available", "referenced", "mountpoint"}
+
+// The exact figures of `zfs list -Hp` are those that `zfs list -j` of the
+// same moment prints rounded, dataset for dataset, in every scenario of
+// the OpenZFS 2.3.2 captures.
+func TestParseListMatchesJSONCaptures(t *testing.T) {
+	dir := sample.Dir(t, "captures/openzfs-2.3")
+	files := sample.Glob(t, dir, "*__zfs-list-Hp.txt")
+	for _, f := range files {
+		t.Run(filepath.Base(f.Path), func(t *testing.T) {
+			l, err := ParseList(bytes.NewReader(f.Body), listColumns)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var j struct {
+				Datasets map[string]struct {
+					Pool       string
+					Properties map[string]struct{ Value string }
+				}
+			}
+			js := sample.MustRead(t, strings.Replace(f.Path, "zfs-list-Hp", "zfs-list-j", 1))
+			if err := json.Unmarshal(js.Body, &j); err != nil {
+				t.Fatal(err)
+			}
+			if len(l.Datasets) != len(j.Datasets) || len(l.Datasets) < 5 {
+				t.Fatalf("%d datasets, JSON has %d", len(l.Datasets), len(j.Datasets))
+			}
+			for _, d := range l.Datasets {
+				want, ok := j.Datasets[d.Name]
+				if !ok {
+					t.Errorf("%s is not in the JSON", d.Name)
+					continue
+				}
+				if d.Pool() != want.Pool {
+					t.Errorf("%s: pool %q, JSON %q", d.Name, d.Pool(), want.Pool)
+				}
+				for i, p := range l.Properties {
+					got, human := d.Values[i], want.Properties[p].Value
+					if p == "mountpoint" {
+						if got != human {
+							t.Errorf("%s: mountpoint %q, JSON %q", d.Name, got, human)
+						}
+						continue
+					}
+					exact, ok := Number(got)
+					rounded, hok, err := zpool.ParseSize(human)
+					if err != nil || ok != hok {
+						t.Errorf("%s %s: %q (a number: %v), JSON %q (%v, %v)", d.Name, p, got, ok, human, hok, err)
+						continue
+					}
+					if ok && math.Abs(exact-rounded) > 0.01*exact+1 {
+						t.Errorf("%s %s: %v, JSON %q", d.Name, p, exact, human)
+					}
+				}
+			}
+		})
+	}
+}
+
+func TestParseList(t *testing.T) {
+	in := "tank\t1024\t2048\t-\t/tank\n" +
+		"\n" +
+		"tank/a b\t0\t2048\t1.50x\t/mnt/with\ttab\r\n" +
+		"tank@snap\t0\t-\tnone\t-\n"
+	l, err := ParseList(strings.NewReader(in), []string{"name", "used", "available", "compressratio", "mountpoint"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := &List{
+		Properties: []string{"used", "available", "compressratio", "mountpoint"},
+		Datasets: []Dataset{
+			{Name: "tank", Values: []string{"1024", "2048", "-", "/tank"}},
+			{Name: "tank/a b", Values: []string{"0", "2048", "1.50x", "/mnt/with\ttab"}},
+			{Name: "tank@snap", Values: []string{"0", "-", "none", "-"}},
+		},
+	}
+	if !reflect.DeepEqual(l, want) {
+		t.Errorf("got %+v\nwant %+v", l, want)
+	}
+	if c := l.Column("compressratio"); c != 2 || l.Column("quota") != -1 {
+		t.Errorf("columns: compressratio %d, quota %d", c, l.Column("quota"))
+	}
+	if got := []string{l.Datasets[1].Pool(), l.Datasets[2].Pool()}; !reflect.DeepEqual(got, []string{"tank", "tank"}) {
+		t.Errorf("pools %v", got)
+	}
+}
+
+func TestParseGet(t *testing.T) {
+	in := "tank\tused\t1024\n" +
+		"tank\tquota\t0\n" +
+		"tank/vol\tused\t4096\n" +
+		"tank/vol\tvolsize\t8192\n"
+	l, err := ParseGet(strings.NewReader(in), []string{"used", "volsize", "quota"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := &List{
+		Properties: []string{"used", "volsize", "quota"},
+		Datasets: []Dataset{
+			{Name: "tank", Values: []string{"1024", "", "0"}},
+			{Name: "tank/vol", Values: []string{"4096", "8192", ""}},
+		},
+	}
+	if !reflect.DeepEqual(l, want) {
+		t.Errorf("got %+v\nwant %+v", l, want)
+	}
+}
+
+// Malformed output is refused with the line it is on.
+func TestParseRefuses(t *testing.T) {
+	for name, parse := range map[string]func() error{
+		"list, a field short": func() error {
+			_, err := ParseList(strings.NewReader("tank\t1\t2\t/tank\nshort\t1\n"), []string{"name", "used", "available", "mountpoint"})
+			return err
+		},
+		"list, no name": func() error {
+			_, err := ParseList(strings.NewReader("\t1\n"), []string{"name", "used"})
+			return err
+		},
+		"list, name not first": func() error {
+			_, err := ParseList(strings.NewReader("1\ttank\n"), []string{"used", "name"})
+			return err
+		},
+		"get, property not asked for": func() error {
+			_, err := ParseGet(strings.NewReader("tank\tused\t1\ntank\tcreation\t2\n"), []string{"used"})
+			return err
+		},
+		"get, two fields": func() error {
+			_, err := ParseGet(strings.NewReader("tank\tused\n"), []string{"used"})
+			return err
+		},
+	} {
+		err := parse()
+		if !errors.Is(err, ErrParse) {
+			t.Errorf("%s: error %v, want ErrParse", name, err)
+		}
+		if strings.HasPrefix(name, "list, a field") && !strings.Contains(err.Error(), "line 2") {
+			t.Errorf("%s: %v does not name line 2", name, err)
+		}
+	}
+}
+
+func TestNumber(t *testing.T) {
+	for in, want := range map[string]float64{"0": 0, "1024": 1024, "1.50x": 1.5, "1.00": 1, "18446744073709551615": 18446744073709551615} {
+		if v, ok := Number(in); !ok || v != want {
+			t.Errorf("Number(%q) = %v, %v; want %v", in, v, ok, want)
+		}
+	}
+	for _, in := range []string{"", "-", "none", "1.5M", "off", "Inf", "NaN", "x"} {
+		if v, ok := Number(in); ok {
+			t.Errorf("Number(%q) = %v, a number", in, v)
+		}
+	}
+}
+
+// On zfs-fuse, which has no `zfs list -p`, `zfs get -Hp` gives the exact
+// figures that `zfs list -H` of the same moment prints rounded, dataset
+// for dataset, and the same words.
+func TestParseGetMatchesListOnZFSFuse(t *testing.T) {
+	list := sample.MustRead(t, "testdata/zfs-fuse/datasets__list-H.txt")
+	get := sample.MustRead(t, "testdata/zfs-fuse/datasets__get-Hp.txt")
+	columns := strings.Split(strings.Fields(list.Header["command"])[4], ",")
+	human, err := ParseList(bytes.NewReader(list.Body), columns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exact, err := ParseGet(bytes.NewReader(get.Body), columns[1:])
+	if err != nil {
+		t.Fatal(err)
+	}
+	byName := map[string]Dataset{}
+	snapshots := 0
+	for _, d := range exact.Datasets {
+		byName[d.Name] = d
+		if strings.Contains(d.Name, "@") {
+			snapshots++
+			if d.Value(exact.Column("type")) != "snapshot" {
+				t.Errorf("%s: type %q", d.Name, d.Value(exact.Column("type")))
+			}
+		}
+	}
+	if len(human.Datasets) < 7 || snapshots < 3 || len(exact.Datasets) != len(human.Datasets)+snapshots {
+		t.Fatalf("%d datasets listed, %d got, %d of them snapshots", len(human.Datasets), len(exact.Datasets), snapshots)
+	}
+	for _, h := range human.Datasets {
+		e, ok := byName[h.Name]
+		if !ok {
+			t.Errorf("%s listed, not got", h.Name)
+			continue
+		}
+		for i, p := range human.Properties {
+			hv, ev := h.Values[i], e.Values[exact.Column(p)]
+			rounded, isSize, _ := zpool.ParseSize(hv)
+			v, isNumber := Number(ev)
+			switch {
+			case p == "quota" || p == "refquota" || p == "reservation" || p == "refreservation":
+				// -p prints 0 for none.
+				if (hv == "none") != (ev == "0") || (hv != "none" && math.Abs(v-rounded) > 0.01*v) {
+					t.Errorf("%s %s: list %q, get %q", h.Name, p, hv, ev)
+				}
+			case p == "compressratio":
+				if want, _ := Number(hv); !isNumber || v != want {
+					t.Errorf("%s %s: list %q, get %q", h.Name, p, hv, ev)
+				}
+			case isSize && isNumber && hv != ev:
+				if math.Abs(v-rounded) > 0.01*v+1 {
+					t.Errorf("%s %s: list %q, get %v", h.Name, p, hv, v)
+				}
+			case hv != ev:
+				t.Errorf("%s %s: list %q, get %q", h.Name, p, hv, ev)
+			}
+		}
+	}
+}
