@@ -1,6 +1,7 @@
 package collector
 
 import (
+	"regexp"
 	"runtime"
 
 	"github.com/zpool-exporter/zpool_exporter/internal/runner"
@@ -39,6 +40,11 @@ type Config struct {
 	// per-disk counters on illumos, Solaris and FreeBSD. Nil there leaves
 	// the disk collector without data.
 	DiskSampler *OSIostatSampler
+	// DatasetInclude and DatasetExclude choose the datasets the dataset
+	// collector exports by name (nil: every one, none); DatasetMax caps
+	// how many it exports (0: no cap).
+	DatasetInclude, DatasetExclude *regexp.Regexp
+	DatasetMax                     int
 	// CPUOS chooses how the cpu collector finds the ZFS threads: "linux"
 	// (procfs), "freebsd", "illumos" or "solaris" (ps). The host's OS
 	// unless set.

@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"slices"
 	"strconv"
@@ -53,6 +54,10 @@ type options struct {
 	replayStep             time.Duration
 	kstatPath              string
 	diskAll                bool
+	zfs                    string
+	datasetInclude         *regexp.Regexp
+	datasetExclude         *regexp.Regexp
+	datasetMax             int
 	scrapeTimeout          time.Duration
 	timeoutOffset          time.Duration
 	iostatInterval         time.Duration
@@ -101,6 +106,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 		Default("/proc/spl/kstat/zfs").StringVar(&o.kstatPath)
 	app.Flag("collector.disk.all", "Export every physical disk, not only those that back a pool (their pool and vdev labels are empty).").
 		BoolVar(&o.diskAll)
+	app.Flag("zfs.command", "The zfs command the dataset collector runs: a name looked up in PATH, or a path.").
+		Default("zfs").StringVar(&o.zfs)
+	app.Flag("collector.dataset.include", "Export only the datasets whose name matches this regular expression (unanchored).").
+		PlaceHolder("REGEX").RegexpVar(&o.datasetInclude)
+	app.Flag("collector.dataset.exclude", "Leave out the datasets whose name matches this regular expression (unanchored).").
+		PlaceHolder("REGEX").RegexpVar(&o.datasetExclude)
+	app.Flag("collector.dataset.max", "Export at most this many datasets, the first in zfs's order after the patterns, and count the rest in zfs_exporter_datasets_left_out; 0 exports all.").
+		Default("2000").IntVar(&o.datasetMax)
 	app.Flag("scrape.timeout", "Longest a scrape may take. zpool commands still running then are killed, and their metrics are missing from that scrape; a shorter scrape timeout sent by Prometheus wins.").
 		Default("10s").DurationVar(&o.scrapeTimeout)
 	app.Flag("scrape.timeout-offset", "Time taken off Prometheus's scrape timeout, so that the answer arrives before Prometheus gives up; at least the default.").
@@ -388,8 +401,9 @@ func buildExporter(o options, logger *slog.Logger) (*collector.Exporter, *zfs.Cl
 		diskIostat = collector.NewOSIostatSampler(runtime.GOOS, o.diskIostatInterval, stream, run, logger.With("sampler", "iostat"))
 		samplers = append(samplers, namedSampler{"the iostat stream", diskIostat})
 	}
-	client := zfs.New(zfs.Config{Runner: run, Zpool: o.zpool, Kstat: kstatFS(o)}, logger)
-	cfg := collector.Config{ZFS: client, Runner: run, Sampler: zpoolIostat, DiskSampler: diskIostat, DiskAll: o.diskAll}
+	client := zfs.New(zfs.Config{Runner: run, Zpool: o.zpool, Zfs: o.zfs, Kstat: kstatFS(o)}, logger)
+	cfg := collector.Config{ZFS: client, Runner: run, Sampler: zpoolIostat, DiskSampler: diskIostat, DiskAll: o.diskAll,
+		DatasetInclude: o.datasetInclude, DatasetExclude: o.datasetExclude, DatasetMax: o.datasetMax}
 	if o.replayDir != "" {
 		// A replay's disks, if it has any, are laid out like the host's.
 		cfg.ProcRoot = filepath.Join(o.replayDir, "proc")

@@ -3,7 +3,9 @@ package main
 import (
 	"crypto/rand"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -227,4 +229,91 @@ func TestZFSFuseFaults(t *testing.T) {
 			t.Errorf("status collector success = %v, %v after destroy", v, ok)
 		}
 	})
+}
+
+// Every figure the dataset collector exports for a real zfs-fuse pool is
+// what `zfs get -Hp` prints for the same dataset, read before and after
+// the exporter's run and unchanged between them; a quota or reservation
+// that is not set gives no series.
+func TestZFSFuseDatasets(t *testing.T) {
+	z := e2e.RequireZFSFuse(t)
+	pool, mnt := z.Create("ds", z.Disk("d1", 256))
+	zfs := func(args ...string) string {
+		t.Helper()
+		out, err := exec.Command("zfs", args...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("zfs %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		return string(out)
+	}
+	zfs("create", "-o", "quota=64M", "-o", "refquota=32M", pool+"/quota")
+	zfs("create", "-o", "reservation=16M", "-o", "refreservation=8M", pool+"/reserved")
+	zfs("create", "-o", "compression=gzip", pool+"/gzip")
+	e2e.WriteRandom(t, filepath.Join(mnt, "quota", "data"), 12)
+	if err := os.WriteFile(filepath.Join(mnt, "gzip", "text"), []byte(strings.Repeat("zpool_exporter datasets\n", 200000)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	zfs("snapshot", pool+"/quota@first")
+
+	numbers := map[string]string{
+		"used": "zfs_dataset_used_bytes", "available": "zfs_dataset_available_bytes", "referenced": "zfs_dataset_referenced_bytes",
+		"usedbydataset": "zfs_dataset_used_by_dataset_bytes", "usedbychildren": "zfs_dataset_used_by_children_bytes",
+		"usedbysnapshots": "zfs_dataset_used_by_snapshots_bytes", "usedbyrefreservation": "zfs_dataset_used_by_refreservation_bytes",
+		"quota": "zfs_dataset_quota_bytes", "refquota": "zfs_dataset_refquota_bytes",
+		"reservation": "zfs_dataset_reservation_bytes", "refreservation": "zfs_dataset_refreservation_bytes",
+		"compressratio": "zfs_dataset_compression_ratio",
+	}
+	var props []string
+	for p := range numbers {
+		props = append(props, p)
+	}
+	get := func() string {
+		return zfs(append([]string{"get", "-Hp", "-r", "-o", "name,property,value", strings.Join(props, ",")}, pool)...)
+	}
+	var out, before string
+	for try := 0; ; try++ {
+		before = get()
+		var errOut string
+		var code int
+		out, errOut, code = runBinary(t, "--once", "--collector.dataset", "--collector.dataset.include=^"+pool+"($|/)")
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, errOut)
+		}
+		if get() == before {
+			break
+		}
+		if try == 10 {
+			t.Fatal("zfs get never gave the same figures twice around the exporter's run")
+		}
+		time.Sleep(time.Second) // zfs-fuse settles its figures a little after writes
+	}
+	m := e2e.Parse(t, out)
+	checked := 0
+	for line := range strings.Lines(before) {
+		f := strings.Split(strings.TrimSpace(line), "\t")
+		if len(f) != 3 || strings.Contains(f[0], "@") {
+			continue
+		}
+		name, prop, value := f[0], f[1], strings.TrimSuffix(f[2], "x")
+		got, ok := m.Get(numbers[prop], map[string]string{"pool": pool, "dataset": name})
+		none := value == "-" || (value == "0" && (prop == "quota" || prop == "refquota" || prop == "reservation" || prop == "refreservation"))
+		want, err := strconv.ParseFloat(value, 64)
+		switch {
+		case none && ok:
+			t.Errorf("%s %s is %q in zfs get, exported as %v", name, prop, f[2], got)
+		case !none && (err != nil || !ok || got != want):
+			t.Errorf("%s %s is %s in zfs get, exported %v (present %v)", name, prop, value, got, ok)
+		case !none:
+			checked++
+		}
+	}
+	if checked < 35 {
+		t.Errorf("%d figures checked, want those of 4 datasets", checked)
+	}
+	if v, ok := m.Get("zfs_dataset_quota_bytes", map[string]string{"dataset": pool + "/quota"}); !ok || v != 64<<20 {
+		t.Errorf("quota of %s/quota: %v (present %v), want 64 MiB", pool, v, ok)
+	}
+	if v, ok := m.Get("zfs_exporter_source_up", map[string]string{"source": "zfs_list"}); !ok || v != 1 {
+		t.Errorf("zfs_list source up: %v (present %v)", v, ok)
+	}
 }

@@ -19,6 +19,8 @@ type Config struct {
 	Runner runner.Runner
 	// Zpool is the zpool command, "zpool" unless set.
 	Zpool string
+	// Zfs is the zfs command, "zfs" unless set.
+	Zfs string
 	// Location is the time zone zpool prints dates in (the host's, unless
 	// set).
 	Location *time.Location
@@ -50,7 +52,8 @@ type Client struct {
 	detectErr    error
 	detectFailed int
 	freshness    map[string]SourceState
-	lackedStates bool // the last JSON status lacked a vdev's state
+	lackedStates bool         // the last JSON status lacked a vdev's state
+	datasets     datasetQuery // how zfs lists datasets, once learned
 
 	limits outputLimits
 }
@@ -59,6 +62,9 @@ type Client struct {
 func New(cfg Config, logger *slog.Logger) *Client {
 	if cfg.Zpool == "" {
 		cfg.Zpool = "zpool"
+	}
+	if cfg.Zfs == "" {
+		cfg.Zfs = "zfs"
 	}
 	if cfg.Location == nil {
 		cfg.Location = time.Local
@@ -76,6 +82,17 @@ func New(cfg Config, logger *slog.Logger) *Client {
 // that when it hangs (a suspended pool can hang zpool in the kernel) the
 // kstat fallback still has time to answer within the deadline.
 func (c *Client) zpool(ctx context.Context, args ...string) ([]byte, error) {
+	return c.run(ctx, "zpool", c.cfg.Zpool, args)
+}
+
+// zfs runs the zfs command as zpool runs zpool.
+func (c *Client) zfs(ctx context.Context, args ...string) ([]byte, error) {
+	return c.run(ctx, "zfs", c.cfg.Zfs, args)
+}
+
+// run runs one of ZFS's commands under the deadline of zpool, with an
+// output limit for each of its subcommands.
+func (c *Client) run(ctx context.Context, tool, command string, args []string) ([]byte, error) {
 	if deadline, ok := ctx.Deadline(); ok {
 		reserve := budget.FallbackReserve(time.Until(deadline))
 		var cancel context.CancelFunc
@@ -86,9 +103,12 @@ func (c *Client) zpool(ctx context.Context, args ...string) ([]byte, error) {
 	if len(args) > 0 {
 		subcommand = args[0]
 	}
-	out, err := c.cfg.Runner.Run(c.limits.context(ctx, subcommand), c.cfg.Zpool, args...)
+	if tool != "zpool" {
+		subcommand = tool + " " + subcommand // the limits of zpool's keep their keys
+	}
+	out, err := c.cfg.Runner.Run(c.limits.context(ctx, subcommand), command, args...)
 	if n, raised := c.limits.learn(subcommand, out, err); raised {
-		c.logger.Warn("zpool's output passed the limit; the next run may print more", "subcommand", subcommand, "err", err, "limit_bytes", n)
+		c.logger.Warn(tool+"'s output passed the limit; the next run may print more", "subcommand", subcommand, "err", err, "limit_bytes", n)
 	}
 	return out, err
 }

@@ -176,7 +176,7 @@ func TestNumber(t *testing.T) {
 func TestParseGetMatchesListOnZFSFuse(t *testing.T) {
 	list := sample.MustRead(t, "testdata/zfs-fuse/datasets__list-H.txt")
 	get := sample.MustRead(t, "testdata/zfs-fuse/datasets__get-Hp.txt")
-	columns := strings.Split(strings.Fields(list.Header["command"])[4], ",")
+	columns := strings.Split(strings.Fields(list.Header["command"])[6], ",")
 	human, err := ParseList(bytes.NewReader(list.Body), columns)
 	if err != nil {
 		t.Fatal(err)

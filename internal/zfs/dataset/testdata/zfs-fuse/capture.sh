@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Captures zfs outputs about datasets from a real zfs-fuse pool into this
 # directory. Needs root and a running zfs-fuse daemon (zfs-fuse --pidfile
-# FILE). Every file is headed by the exact command and the scenario, then
-# "# ---"; what a command prints on stderr goes to a .stderr.txt beside it.
-# The pool is file-backed and destroyed at the end.
+# FILE). Every file is headed by the exact command and the scenario, and
+# for a command that failed its exit status and stderr, then "# ---"; the
+# directory replays as it is (internal/runner/REPLAY.md). The pool is
+# file-backed and destroyed at the end.
 set -euo pipefail
 out=$(cd "$(dirname "$0")" && pwd)
 work=/var/tmp/zfs-fuse-datasets
@@ -16,21 +17,25 @@ cleanup() {
 trap cleanup EXIT
 
 capture() { # scenario slug command...
-	local scenario=$1 slug=$2
+	local scenario=$1 slug=$2 rc=0
 	shift 2
-	local head="# command: $*"$'\n'"# scenario: $scenario"$'\n'"# ---"
-	echo "$head" >"$out/${scenario}__${slug}.txt"
-	if ! "$@" >>"$out/${scenario}__${slug}.txt" 2>"$work/stderr"; then
-		{ echo "$head"; cat "$work/stderr"; } >"$out/${scenario}__${slug}.stderr.txt"
-		rm "$out/${scenario}__${slug}.txt"
-	fi
+	"$@" >"$work/stdout" 2>"$work/stderr" || rc=$?
+	{
+		echo "# command: $*"
+		echo "# scenario: $scenario"
+		if [ "$rc" -ne 0 ]; then
+			echo "# exit: $rc"
+			sed 's/^/# stderr: /' "$work/stderr"
+		fi
+		echo "# ---"
+		cat "$work/stdout"
+	} >"$out/${scenario}__${slug}.txt"
 }
 fill() { dd if=/dev/urandom of="$1" bs=1M count="$2" status=none; sync; }
 
-# Every property a dataset collector could want, in the order it would
-# ask; zfs-fuse knows some of them.
-all=name,type,used,available,referenced,logicalused,logicalreferenced,written,usedbydataset,usedbychildren,usedbysnapshots,usedbyrefreservation,quota,refquota,reservation,refreservation,volsize,compressratio,encryption,keystatus,mounted,compression,recordsize,volblocksize,atime,sync,dedup,primarycache,origin,mountpoint
-known=name,type,used,available,referenced,usedbydataset,usedbychildren,usedbysnapshots,usedbyrefreservation,quota,refquota,reservation,refreservation,volsize,compressratio,mounted,compression,recordsize,volblocksize,atime,dedup,primarycache,origin,mountpoint
+# Every property the dataset listing asks for, in its order
+# (internal/zfs/datasets.go).
+props=type,used,available,referenced,logicalused,logicalreferenced,written,usedbydataset,usedbychildren,usedbysnapshots,usedbyrefreservation,quota,refquota,reservation,refreservation,volsize,compressratio,encryption,keystatus,mounted,compression,recordsize,volblocksize,atime,sync,dedup,primarycache,origin,mountpoint
 
 truncate -s 256M "$work/d1"
 zpool create "$pool" "$work/d1" 2>/dev/null
@@ -53,8 +58,18 @@ zfs snapshot -r "$pool/nested@all"
 zfs clone "$pool/plain@first" "$pool/clone"
 sync
 
-capture datasets list-p zfs list -Hp -o "$known"
-capture datasets list-H zfs list -H -o "$known" -t filesystem,volume
-capture datasets get-all-props zfs get -Hp -o name,property,value "$all"
-capture datasets get-Hp zfs get -Hp -o name,property,value "${known#name,}"
+# What the exporter runs to learn what this zfs takes: list -p first,
+# then get, leaving out each property zfs refuses, one per run.
+capture datasets list-p zfs list -Hp -t filesystem,volume -o "name,$props"
+step=0
+while :; do
+	capture datasets "get-$step" zfs get -Hp -o name,property,value "$props"
+	bad=$(sed -n "s/^# stderr: bad property list: invalid property '\(.*\)'$/\1/p" "$out/datasets__get-$step.txt")
+	[ -n "$bad" ] || break
+	props=$(echo ",$props," | sed "s/,$bad,/,/; s/^,//; s/,$//")
+	step=$((step + 1))
+done
+mv "$out/datasets__get-$step.txt" "$out/datasets__get-Hp.txt"
+# The same figures rounded, as zfs list prints them, for the tests.
+capture datasets list-H zfs list -H -t filesystem,volume -o "name,$props"
 capture datasets get-snapshots zfs get -Hp -o name,property,value type,creation,used

@@ -1,0 +1,133 @@
+package collector
+
+import (
+	"context"
+	"log/slog"
+	"regexp"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/zpool-exporter/zpool_exporter/internal/zfs"
+	"github.com/zpool-exporter/zpool_exporter/internal/zfs/dataset"
+)
+
+func init() {
+	register("dataset", false, "Space, quotas, reservations and settings of every filesystem and volume, from one zfs run", newDatasetCollector)
+}
+
+var (
+	datasetInfoDesc = desc("dataset", "info", "A dataset's type and settings, as zfs prints them; empty where one does not apply (the origin of a dataset that is not a clone) or this zfs does not know it. block_size is the recordsize of a filesystem, the volblocksize of a volume.",
+		"pool", "dataset", "type", "compression", "block_size", "atime", "sync", "dedup", "primarycache", "encryption", "mountpoint", "origin")
+	datasetMountedDesc      = desc("dataset", "mounted", "1 when the filesystem is mounted, 0 when not.", "pool", "dataset")
+	datasetKeyAvailableDesc = desc("dataset", "key_available", "1 when the encryption key of an encrypted dataset is loaded, 0 when not; no series for a dataset that is not encrypted.", "pool", "dataset")
+	datasetsLeftOutDesc     = desc("exporter", "datasets_left_out", "Datasets of the last listing that --collector.dataset.max left out, after the include and exclude patterns.")
+)
+
+// datasetValues maps the numeric properties of a dataset to their metrics.
+// A quota or reservation of 0 is none: no series, as for "-".
+var datasetValues = []struct {
+	property   string
+	desc       *prometheus.Desc
+	zeroIsNone bool
+}{
+	{"used", desc("dataset", "used_bytes", "Space the dataset and everything in it use: its data, snapshots, children and reservation.", "pool", "dataset"), false},
+	{"available", desc("dataset", "available_bytes", "Space available to the dataset and its children: the pool's free space, less what quotas and reservations hold back.", "pool", "dataset"), false},
+	{"referenced", desc("dataset", "referenced_bytes", "Data the dataset refers to, shared with its snapshots or not.", "pool", "dataset"), false},
+	{"logicalused", desc("dataset", "logical_used_bytes", "used before compression.", "pool", "dataset"), false},
+	{"logicalreferenced", desc("dataset", "logical_referenced_bytes", "referenced before compression.", "pool", "dataset"), false},
+	{"written", desc("dataset", "written_bytes", "Data written since the dataset's latest snapshot.", "pool", "dataset"), false},
+	{"usedbydataset", desc("dataset", "used_by_dataset_bytes", "Part of used taken by the dataset's own data.", "pool", "dataset"), false},
+	{"usedbychildren", desc("dataset", "used_by_children_bytes", "Part of used taken by the dataset's children.", "pool", "dataset"), false},
+	{"usedbysnapshots", desc("dataset", "used_by_snapshots_bytes", "Part of used that destroying all the dataset's snapshots would free.", "pool", "dataset"), false},
+	{"usedbyrefreservation", desc("dataset", "used_by_refreservation_bytes", "Part of used held by the dataset's refreservation.", "pool", "dataset"), false},
+	{"quota", desc("dataset", "quota_bytes", "Most space the dataset and its children may use; no series without a quota.", "pool", "dataset"), true},
+	{"refquota", desc("dataset", "refquota_bytes", "Most space the dataset itself may refer to; no series without one.", "pool", "dataset"), true},
+	{"reservation", desc("dataset", "reservation_bytes", "Space kept for the dataset and its children; no series without a reservation.", "pool", "dataset"), true},
+	{"refreservation", desc("dataset", "refreservation_bytes", "Space kept for the dataset itself; no series without one.", "pool", "dataset"), true},
+	{"volsize", desc("dataset", "volume_size_bytes", "Size of a volume; no series for a filesystem.", "pool", "dataset"), false},
+	{"compressratio", desc("dataset", "compression_ratio", "Logical size over the size on disk of the dataset's data, as zfs prints compressratio: 1.50 means the data takes two thirds of its logical size; 1 without compression.", "pool", "dataset"), false},
+}
+
+type datasetCollector struct {
+	include, exclude *regexp.Regexp
+	max              int
+	logger           *slog.Logger
+}
+
+func newDatasetCollector(cfg Config, logger *slog.Logger) (Collector, error) {
+	return &datasetCollector{include: cfg.DatasetInclude, exclude: cfg.DatasetExclude, max: cfg.DatasetMax, logger: logger}, nil
+}
+
+func (c *datasetCollector) Update(ctx context.Context, s *zfs.Scrape, ch chan<- prometheus.Metric) error {
+	l, err := s.Datasets(ctx)
+	if err != nil {
+		return err
+	}
+	columns := make([]int, len(datasetValues))
+	for i, v := range datasetValues {
+		columns[i] = l.Column(v.property)
+	}
+	col := func(p string) int { return l.Column(p) }
+	typ, mounted, keystatus := col("type"), col("mounted"), col("keystatus")
+	settings := []int{col("compression"), -1, col("atime"), col("sync"), col("dedup"), col("primarycache"), col("encryption"), col("mountpoint"), col("origin")}
+	recordsize, volblocksize := col("recordsize"), col("volblocksize")
+	exported, leftOut := 0, 0
+	for _, d := range l.Datasets {
+		if !c.wanted(d.Name) {
+			continue
+		}
+		if c.max > 0 && exported == c.max {
+			leftOut++
+			continue
+		}
+		exported++
+		pool, name := d.Pool(), d.Name
+		for i, v := range datasetValues {
+			if x, ok := dataset.Number(d.Value(columns[i])); ok && !(v.zeroIsNone && x == 0) {
+				gauge(ch, v.desc, x, pool, name)
+			}
+		}
+		switch d.Value(mounted) {
+		case "yes":
+			gauge(ch, datasetMountedDesc, 1, pool, name)
+		case "no":
+			gauge(ch, datasetMountedDesc, 0, pool, name)
+		}
+		switch d.Value(keystatus) {
+		case "available":
+			gauge(ch, datasetKeyAvailableDesc, 1, pool, name)
+		case "unavailable":
+			gauge(ch, datasetKeyAvailableDesc, 0, pool, name)
+		}
+		kind := d.Value(typ)
+		labels := []string{pool, name, kind}
+		for i, column := range settings {
+			if i == 1 {
+				block := recordsize
+				if kind == "volume" {
+					block = volblocksize
+				}
+				column = block
+			}
+			if v := d.Value(column); v != "-" {
+				labels = append(labels, v)
+			} else {
+				labels = append(labels, "")
+			}
+		}
+		gauge(ch, datasetInfoDesc, 1, labels...)
+	}
+	gauge(ch, datasetsLeftOutDesc, float64(leftOut))
+	if leftOut > 0 {
+		c.logger.Debug("datasets left out by --collector.dataset.max", "left_out", leftOut, "max", c.max)
+	}
+	return nil
+}
+
+// wanted tells whether a dataset passes the include and exclude patterns.
+func (c *datasetCollector) wanted(name string) bool {
+	if c.include != nil && !c.include.MatchString(name) {
+		return false
+	}
+	return c.exclude == nil || !c.exclude.MatchString(name)
+}

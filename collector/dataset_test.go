@@ -1,0 +1,97 @@
+package collector
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"path/filepath"
+	"regexp"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus/testutil"
+
+	"github.com/zpool-exporter/zpool_exporter/internal/runner"
+	"github.com/zpool-exporter/zpool_exporter/internal/zfs"
+)
+
+// datasetExporter is the dataset collector alone over the datasets of a
+// real zfs-fuse pool, as its capture script recorded them.
+func datasetExporter(t *testing.T, cfg Config) *Exporter {
+	t.Helper()
+	replay, err := runner.NewReplay("../internal/zfs/dataset/testdata/zfs-fuse")
+	if err != nil {
+		t.Fatal(err)
+	}
+	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	e, err := New(testConfig(zfs.Config{Runner: replay, Location: time.UTC, Now: func() time.Time { return testNow }}, cfg, logger), logger, map[string]bool{"dataset": true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+func TestDatasetCollectorZFSFuse(t *testing.T) {
+	e := datasetExporter(t, Config{})
+	fams := gather(t, e)
+	compareGolden(t, filepath.Join("testdata", "dataset-zfs-fuse.prom"), exposition(t, fams))
+	if problems, err := testutil.CollectAndLint(e.Scraper(context.Background())); err != nil || len(problems) > 0 {
+		t.Errorf("lint: %v %v", problems, err)
+	}
+	for _, c := range []struct {
+		name   string
+		labels map[string]string
+		want   float64
+	}{
+		// zfs get -Hp of the same moment: 64 MiB quota, 16 MiB reservation.
+		{"zfs_dataset_quota_bytes", map[string]string{"dataset": "cds/quota"}, 67108864},
+		{"zfs_dataset_reservation_bytes", map[string]string{"dataset": "cds/reserved"}, 16777216},
+		{"zfs_dataset_compression_ratio", map[string]string{"dataset": "cds/gzip"}, 178.39},
+		{"zfs_dataset_mounted", map[string]string{"dataset": "cds/clone"}, 1},
+		{"zfs_exporter_datasets_left_out", nil, 0},
+	} {
+		if v, ok := value(fams, c.name, c.labels); !ok || v != c.want {
+			t.Errorf("%s%v = %v (present %v), want %v", c.name, c.labels, v, ok, c.want)
+		}
+	}
+	for _, absent := range []struct{ name, dataset string }{
+		{"zfs_dataset_quota_bytes", "cds/plain"},        // none
+		{"zfs_dataset_volume_size_bytes", "cds/plain"},  // a filesystem
+		{"zfs_dataset_key_available", "cds/plain"},      // zfs-fuse has no encryption
+		{"zfs_dataset_used_bytes", "cds/plain@first"},   // a snapshot
+		{"zfs_dataset_logical_used_bytes", "cds/plain"}, // unknown to zfs-fuse
+	} {
+		if _, ok := value(fams, absent.name, map[string]string{"dataset": absent.dataset}); ok {
+			t.Errorf("%s for %s exported", absent.name, absent.dataset)
+		}
+	}
+}
+
+// The patterns choose datasets by name, then the cap keeps the first and
+// counts the rest.
+func TestDatasetCollectorPatternsAndCap(t *testing.T) {
+	e := datasetExporter(t, Config{DatasetInclude: regexp.MustCompile(`^cds/`), DatasetExclude: regexp.MustCompile(`nested`), DatasetMax: 3})
+	fams := gather(t, e)
+	var got []string
+	for _, f := range fams {
+		if f.GetName() != "zfs_dataset_used_bytes" {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if l.GetName() == "dataset" {
+					got = append(got, l.GetValue())
+				}
+			}
+		}
+	}
+	// cds/clone, cds/gzip and cds/plain pass; cds/quota and cds/reserved
+	// are past the cap.
+	if want := []string{"cds/clone", "cds/gzip", "cds/plain"}; fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("datasets %v, want %v", got, want)
+	}
+	if v, _ := value(fams, "zfs_exporter_datasets_left_out", nil); v != 2 {
+		t.Errorf("left out %v, want 2", v)
+	}
+}

@@ -1,0 +1,69 @@
+package zfs
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// zfs-fuse takes no `zfs list -p` and knows six of the properties asked
+// for: the first listing learns that, one refusal a run, as recorded on a
+// real zfs-fuse, and reads its filesystems through zfs get; the next
+// asks once.
+func TestDatasetsLearnWhatZFSFuseTakes(t *testing.T) {
+	client, run := replayClient(t, "dataset/testdata/zfs-fuse")
+	ctx := context.Background()
+	l, err := client.Datasets(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, d := range l.Datasets {
+		names = append(names, d.Name)
+	}
+	want := []string{"cds", "cds/clone", "cds/gzip", "cds/nested", "cds/nested/child", "cds/plain", "cds/quota", "cds/reserved"}
+	if !slices.Equal(names, want) {
+		t.Errorf("datasets %v, want the filesystems %v without snapshots", names, want)
+	}
+	for _, p := range []string{"logicalused", "logicalreferenced", "written", "encryption", "keystatus", "sync"} {
+		if l.Column(p) >= 0 {
+			t.Errorf("asked zfs-fuse for %s", p)
+		}
+	}
+	quota := l.Datasets[slices.Index(names, "cds/quota")]
+	if got := quota.Value(l.Column("quota")); got != "67108864" {
+		t.Errorf("cds/quota's quota %q, want 64 MiB", got)
+	}
+	runs := 0
+	for line := range run.lines {
+		if strings.HasPrefix(line, "zfs ") {
+			runs += run.runs(line)
+		}
+	}
+	if runs != 8 {
+		t.Errorf("%d zfs runs to learn, want 8: list -p, then get refused for each of six properties, then answered", runs)
+	}
+	if _, err := client.Datasets(ctx); err != nil {
+		t.Fatal(err)
+	}
+	last := "zfs get -Hp -o name,property,value type,used,available,referenced,usedbydataset,usedbychildren,usedbysnapshots,usedbyrefreservation,quota,refquota,reservation,refreservation,volsize,compressratio,mounted,compression,recordsize,volblocksize,atime,dedup,primarycache,origin,mountpoint"
+	if n := run.runs(last); n != 2 {
+		t.Errorf("%q ran %d times, want once a listing", last, n)
+	}
+	if st := client.Freshness()[SourceDatasets]; !st.Up || st.LastSuccess.IsZero() {
+		t.Errorf("freshness of %s: %+v", SourceDatasets, st)
+	}
+}
+
+// A zfs that cannot be run (none installed, or a replay without zfs) is an
+// error, not a listing of nothing.
+func TestDatasetsWithoutZFS(t *testing.T) {
+	client, _ := replayClient(t, "../../collector/testdata/replay/zfs-fuse/000")
+	if _, err := client.Datasets(context.Background()); err == nil {
+		t.Error("no error without zfs")
+	}
+	if st := client.Freshness()[SourceDatasets]; st.Up {
+		t.Errorf("freshness of %s up without zfs", SourceDatasets)
+	}
+}
