@@ -181,19 +181,28 @@ func capture(t *testing.T, scenario string) {
 		cmds = append(cmds, []string{"zpool", "get", "-Hp", "all", p, "all-vdevs"})
 	}
 	for _, c := range cmds {
-		// A zpool stuck in the kernel (a suspended pool on older
-		// releases) must not stop the walk: exit 124 says it hung.
-		out, err := exec.Command("timeout", append([]string{"20"}, c...)...).Output()
-		status := 0
-		if exit, ok := err.(*exec.ExitError); ok {
-			status = exit.ExitCode()
-		}
-		line := strings.Join(c, " ")
-		name := scenario + "__" + strings.NewReplacer(" ", "_", "/", "%2F").Replace(line) + ".txt"
-		header := fmt.Sprintf("# command: %s\n# scenario: %s\n# exit: %d\n# ---\n", line, scenario, status)
-		if err := os.WriteFile(filepath.Join(*captureDir, name), append([]byte(header), out...), 0o644); err != nil {
-			t.Errorf("capture: %v", err)
-		}
+		captureCommand(t, scenario, c...)
+	}
+}
+
+// captureCommand writes the output of one command, headed by it, beside
+// capture's.
+func captureCommand(t *testing.T, scenario string, c ...string) {
+	if *captureDir == "" {
+		return
+	}
+	// A zpool stuck in the kernel (a suspended pool on older releases)
+	// must not stop the walk: exit 124 says it hung.
+	out, err := exec.Command("timeout", append([]string{"20"}, c...)...).Output()
+	status := 0
+	if exit, ok := err.(*exec.ExitError); ok {
+		status = exit.ExitCode()
+	}
+	line := strings.Join(c, " ")
+	name := scenario + "__" + strings.NewReplacer(" ", "_", "/", "%2F").Replace(line) + ".txt"
+	header := fmt.Sprintf("# command: %s\n# scenario: %s\n# exit: %d\n# ---\n", line, scenario, status)
+	if err := os.WriteFile(filepath.Join(*captureDir, name), append([]byte(header), out...), 0o644); err != nil {
+		t.Errorf("capture: %v", err)
 	}
 }
 
@@ -480,6 +489,8 @@ func TestWalk(t *testing.T) {
 		ji := flatten(jm, []string{"zfs_vdev_info"}, []string{"path", "guid"})
 		diff(t, "text", ti, "json", ji)
 	})
+
+	t.Run("datasets", func(t *testing.T) { datasets(t, mnt) })
 
 	t.Run("kstats, disks and CPU move while writing", func(t *testing.T) {
 		dataset := map[string]string{"pool": "mir", "dataset": "mir"}

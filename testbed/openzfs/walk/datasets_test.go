@@ -1,0 +1,114 @@
+//go:build openzfsguest
+
+package walk
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/zpool-exporter/zpool_exporter/internal/e2e"
+	"github.com/zpool-exporter/zpool_exporter/internal/zfs"
+)
+
+// datasets checks the dataset collector on a real OpenZFS: under pool mir,
+// datasets with a quota and a refquota, reservations, gzip, a volume and
+// an encrypted filesystem, whose figures are those of `zfs get -Hp` around
+// the exporter's run; then the encrypted one's key is unloaded. They are
+// destroyed at the end, leaving the pool as the later scenarios expect.
+func datasets(t *testing.T, mnt string) {
+	const base = "mir/ds"
+	zfsRun := func(args ...string) string {
+		t.Helper()
+		out, err := exec.Command("zfs", args...).Output()
+		if err != nil {
+			t.Fatalf("zfs %s: %v", strings.Join(args, " "), err)
+		}
+		return string(out)
+	}
+	zfsRun("create", base)
+	t.Cleanup(func() {
+		if out, err := exec.Command("zfs", "destroy", "-r", base).CombinedOutput(); err != nil {
+			t.Errorf("zfs destroy -r %s: %v: %s", base, err, out)
+		}
+	})
+	zfsRun("create", "-o", "quota=64M", "-o", "refquota=32M", base+"/quota")
+	zfsRun("create", "-o", "reservation=16M", "-o", "refreservation=8M", base+"/reserved")
+	zfsRun("create", "-o", "compression=gzip", base+"/gzip")
+	zfsRun("create", "-V", "16M", base+"/vol")
+	key := filepath.Join(t.TempDir(), "key")
+	if err := os.WriteFile(key, []byte("walk dataset passphrase\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	zfsRun("create", "-o", "encryption=on", "-o", "keyformat=passphrase", "-o", "keylocation=file://"+key, base+"/enc")
+	writeRandom(t, filepath.Join(mnt, "mir", "ds", "quota", "data"), 8)
+	if err := os.WriteFile(filepath.Join(mnt, "mir", "ds", "gzip", "text"), []byte(strings.Repeat("zpool_exporter datasets\n", 200000)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	zfsRun("snapshot", base+"/quota@first")
+	run(t, "sync")
+	captureCommand(t, "12-datasets", "zfs", "list", "-Hp", "-t", "filesystem,volume", "-o", strings.Join(zfs.DatasetProperties, ","))
+	captureCommand(t, "12-datasets", "zfs", "list", "-j", "--json-int", "-t", "filesystem,volume", "-o", strings.Join(zfs.DatasetProperties, ","))
+
+	var props []string
+	for p := range e2e.DatasetFigures {
+		props = append(props, p)
+	}
+	get := func() string {
+		return zfsRun("get", "-Hp", "-r", "-o", "name,property,value", strings.Join(props, ","), base)
+	}
+	once := func() e2e.Metrics {
+		t.Helper()
+		out, err := exec.Command(*exporterBin, "--once", "--collector.dataset", "--collector.dataset.include=^"+base+"($|/)").Output()
+		if err != nil {
+			t.Fatalf("--once: %v", err)
+		}
+		return e2e.Parse(t, string(out))
+	}
+	var m e2e.Metrics
+	var before string
+	for try := 0; ; try++ {
+		before = get()
+		m = once()
+		if get() == before {
+			break
+		}
+		if try == 10 {
+			t.Fatal("zfs get never gave the same figures twice around the exporter's run")
+		}
+	}
+	if n := e2e.CompareDatasets(t, m, before); n < 50 {
+		t.Errorf("%d figures compared, want those of 6 datasets", n)
+	}
+	for _, c := range []struct {
+		metric string
+		labels map[string]string
+		want   float64
+	}{
+		{"zfs_dataset_volume_size_bytes", map[string]string{"dataset": base + "/vol"}, 16 << 20},
+		{"zfs_dataset_info", map[string]string{"dataset": base + "/vol", "type": "volume"}, 1},
+		{"zfs_dataset_info", map[string]string{"dataset": base + "/enc", "encryption": "aes-256-gcm"}, 1},
+		{"zfs_dataset_key_available", map[string]string{"dataset": base + "/enc"}, 1},
+		{"zfs_dataset_mounted", map[string]string{"dataset": base + "/enc"}, 1},
+		{"zfs_exporter_source_up", map[string]string{"source": zfs.SourceDatasets}, 1},
+	} {
+		if v, ok := m.Get(c.metric, c.labels); !ok || v != c.want {
+			t.Errorf("%s%v = %v (present %v), want %v", c.metric, c.labels, v, ok, c.want)
+		}
+	}
+	if _, ok := m.Get("zfs_dataset_key_available", map[string]string{"dataset": base + "/quota"}); ok {
+		t.Errorf("a key status for %s/quota, which is not encrypted", base)
+	}
+
+	zfsRun("unmount", base+"/enc")
+	zfsRun("unload-key", base+"/enc")
+	m = once()
+	for metric, want := range map[string]float64{"zfs_dataset_key_available": 0, "zfs_dataset_mounted": 0} {
+		if v, ok := m.Get(metric, map[string]string{"dataset": base + "/enc"}); !ok || v != want {
+			t.Errorf("with the key unloaded, %s = %v (present %v), want %v", metric, v, ok, want)
+		}
+	}
+	zfsRun("load-key", base+"/enc")
+}
