@@ -20,7 +20,13 @@ import (
 // real zfs-fuse pool, as its capture script recorded them.
 func datasetExporter(t *testing.T, cfg Config) *Exporter {
 	t.Helper()
-	replay, err := runner.NewReplay("../internal/zfs/dataset/testdata/zfs-fuse")
+	return datasetExporterOver(t, "../internal/zfs/dataset/testdata/zfs-fuse", cfg)
+}
+
+// datasetExporterOver is the dataset collector alone over a replay.
+func datasetExporterOver(t *testing.T, dir string, cfg Config) *Exporter {
+	t.Helper()
+	replay, err := runner.NewReplay(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,5 +99,44 @@ func TestDatasetCollectorPatternsAndCap(t *testing.T) {
 	}
 	if v, _ := value(fams, "zfs_exporter_datasets_left_out", nil); v != 2 {
 		t.Errorf("left out %v, want 2", v)
+	}
+}
+
+// On OpenZFS 2.4.4 the listing is one zfs list -Hp: a volume, an
+// encrypted filesystem with its key loaded, and the settings zfs-fuse
+// lacks.
+func TestDatasetCollectorOpenZFS(t *testing.T) {
+	e := datasetExporterOver(t, "../internal/zfs/dataset/testdata/openzfs-2.4-guest", Config{})
+	fams := gather(t, e)
+	compareGolden(t, filepath.Join("testdata", "dataset-openzfs-2.4.prom"), exposition(t, fams))
+	if problems, err := testutil.CollectAndLint(e.Scraper(context.Background())); err != nil || len(problems) > 0 {
+		t.Errorf("lint: %v %v", problems, err)
+	}
+	for _, c := range []struct {
+		name   string
+		labels map[string]string
+		want   float64
+	}{
+		{"zfs_dataset_volume_size_bytes", map[string]string{"dataset": "mir/ds/vol"}, 16 << 20},
+		{"zfs_dataset_info", map[string]string{"dataset": "mir/ds/vol", "type": "volume", "block_size": "16384", "atime": ""}, 1},
+		{"zfs_dataset_key_available", map[string]string{"dataset": "mir/ds/enc"}, 1},
+		{"zfs_dataset_info", map[string]string{"dataset": "mir/ds/enc", "encryption": "aes-256-gcm", "sync": "standard"}, 1},
+		{"zfs_dataset_compression_ratio", map[string]string{"dataset": "mir/ds/gzip"}, 150.76},
+		{"zfs_dataset_logical_used_bytes", map[string]string{"dataset": "mir/ds/gzip"}, 4862976},
+		{"zfs_exporter_source_up", map[string]string{"source": "zfs_list"}, 1},
+	} {
+		if v, ok := value(fams, c.name, c.labels); !ok || v != c.want {
+			t.Errorf("%s%v = %v (present %v), want %v", c.name, c.labels, v, ok, c.want)
+		}
+	}
+	for _, absent := range []struct{ name, dataset string }{
+		{"zfs_dataset_quota_bytes", "mir/ds/vol"},         // "-"
+		{"zfs_dataset_mounted", "mir/ds/vol"},             // "-"
+		{"zfs_dataset_key_available", "mir/ds/quota"},     // not encrypted
+		{"zfs_dataset_volume_size_bytes", "mir/ds/quota"}, // a filesystem
+	} {
+		if _, ok := value(fams, absent.name, map[string]string{"dataset": absent.dataset}); ok {
+			t.Errorf("%s for %s exported", absent.name, absent.dataset)
+		}
 	}
 }

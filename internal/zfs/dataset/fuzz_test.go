@@ -9,11 +9,13 @@ import (
 	"github.com/zpool-exporter/zpool_exporter/internal/sample"
 )
 
-// The seeds: this package's zfs-fuse captures, which every checkout has,
-// and the OpenZFS captures of `zfs list` when they are there.
+// The seeds: this package's captures of zfs-fuse and OpenZFS 2.4.4, which
+// every checkout has, and the shared OpenZFS 2.3.2 captures of `zfs list`
+// when they are there.
 func seeds(t testing.TB) [][]byte {
 	return sample.Bodies(
 		sample.Glob(t, "testdata/zfs-fuse", "*__*.txt"),
+		sample.Glob(t, "testdata/openzfs-2.4-guest", "*__zfs_[gl]*-Hp.txt"),
 		sample.Seeds(t, "captures/openzfs-2.3", "*zfs-list-Hp.txt"),
 	)
 }

@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -227,5 +229,61 @@ func TestParseGetMatchesListOnZFSFuse(t *testing.T) {
 				t.Errorf("%s %s: list %q, get %q", h.Name, p, hv, ev)
 			}
 		}
+	}
+}
+
+// On OpenZFS 2.4.4, `zfs list -Hp`, `zfs get -Hp` and `zfs list -j
+// --json-int` of the same moment give the same exact values, dataset for
+// dataset and property for property.
+func TestListGetAndJSONAgreeOnOpenZFS(t *testing.T) {
+	dir := "testdata/openzfs-2.4-guest"
+	list := sample.MustRead(t, filepath.Join(dir, "12-datasets__zfs_list_-Hp.txt"))
+	get := sample.MustRead(t, filepath.Join(dir, "12-datasets__zfs_get_-Hp.txt"))
+	js := sample.MustRead(t, filepath.Join(dir, "12-datasets__zfs_list_-j.txt"))
+	properties := strings.Split(strings.Fields(list.Header["command"])[6], ",")
+	l, err := ParseList(bytes.NewReader(list.Body), properties)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := ParseGet(bytes.NewReader(get.Body), properties[1:])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var j struct {
+		Datasets map[string]struct {
+			Properties map[string]struct{ Value any }
+		}
+	}
+	if err := json.Unmarshal(js.Body, &j); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]Dataset{}
+	for _, d := range g.Datasets {
+		if !strings.Contains(d.Name, "@") { // zfs get lists snapshots too
+			got[d.Name] = d
+		}
+	}
+	volumes := 0
+	for _, d := range l.Datasets {
+		if d.Value(l.Column("type")) == "volume" {
+			volumes++
+		}
+		for i, p := range l.Properties {
+			want := d.Values[i]
+			if v := got[d.Name].Value(g.Column(p)); v != want {
+				t.Errorf("%s %s: list %q, get %q", d.Name, p, want, v)
+			}
+			jv := fmt.Sprint(j.Datasets[d.Name].Properties[p].Value)
+			if n, ok := Number(want); ok {
+				if f, err := strconv.ParseFloat(jv, 64); err != nil || f != n {
+					t.Errorf("%s %s: list %q, JSON %q", d.Name, p, want, jv)
+				}
+			} else if jv != want {
+				t.Errorf("%s %s: list %q, JSON %q", d.Name, p, want, jv)
+			}
+		}
+	}
+	if len(l.Datasets) < 10 || volumes != 1 || len(got) != len(l.Datasets) {
+		t.Errorf("%d datasets listed (%d volumes), %d got", len(l.Datasets), volumes, len(got))
 	}
 }

@@ -49,8 +49,9 @@ func datasets(t *testing.T, mnt string) {
 	}
 	zfsRun("snapshot", base+"/quota@first")
 	run(t, "sync")
-	captureCommand(t, "12-datasets", "zfs", "list", "-Hp", "-t", "filesystem,volume", "-o", strings.Join(zfs.DatasetProperties, ","))
-	captureCommand(t, "12-datasets", "zfs", "list", "-j", "--json-int", "-t", "filesystem,volume", "-o", strings.Join(zfs.DatasetProperties, ","))
+	captureAs(t, "12-datasets", "zfs_list_-Hp", "zfs", "list", "-Hp", "-t", "filesystem,volume", "-o", strings.Join(zfs.DatasetProperties, ","))
+	captureAs(t, "12-datasets", "zfs_list_-j", "zfs", "list", "-j", "--json-int", "-t", "filesystem,volume", "-o", strings.Join(zfs.DatasetProperties, ","))
+	captureAs(t, "12-datasets", "zfs_get_-Hp", "zfs", "get", "-Hp", "-o", "name,property,value", strings.Join(zfs.DatasetProperties[1:], ","))
 
 	var props []string
 	for p := range e2e.DatasetFigures {

@@ -186,8 +186,14 @@ func capture(t *testing.T, scenario string) {
 }
 
 // captureCommand writes the output of one command, headed by it, beside
-// capture's.
+// capture's, in a file named after it.
 func captureCommand(t *testing.T, scenario string, c ...string) {
+	captureAs(t, scenario, strings.NewReplacer(" ", "_", "/", "%2F").Replace(strings.Join(c, " ")), c...)
+}
+
+// captureAs is captureCommand for a command line too long to name a file:
+// the file is named after slug, and its header holds the command.
+func captureAs(t *testing.T, scenario, slug string, c ...string) {
 	if *captureDir == "" {
 		return
 	}
@@ -199,7 +205,7 @@ func captureCommand(t *testing.T, scenario string, c ...string) {
 		status = exit.ExitCode()
 	}
 	line := strings.Join(c, " ")
-	name := scenario + "__" + strings.NewReplacer(" ", "_", "/", "%2F").Replace(line) + ".txt"
+	name := scenario + "__" + slug + ".txt"
 	header := fmt.Sprintf("# command: %s\n# scenario: %s\n# exit: %d\n# ---\n", line, scenario, status)
 	if err := os.WriteFile(filepath.Join(*captureDir, name), append([]byte(header), out...), 0o644); err != nil {
 		t.Errorf("capture: %v", err)
