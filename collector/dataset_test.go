@@ -16,13 +16,6 @@ import (
 	"github.com/zpool-exporter/zpool_exporter/internal/zfs"
 )
 
-// datasetExporter is the dataset collector alone over the datasets of a
-// real zfs-fuse pool, as its capture script recorded them.
-func datasetExporter(t *testing.T, cfg Config) *Exporter {
-	t.Helper()
-	return datasetExporterOver(t, "../internal/zfs/dataset/testdata/zfs-fuse", cfg)
-}
-
 // datasetExporterOver is the dataset collector alone over a replay.
 func datasetExporterOver(t *testing.T, dir string, cfg Config) *Exporter {
 	t.Helper()
@@ -38,46 +31,82 @@ func datasetExporterOver(t *testing.T, dir string, cfg Config) *Exporter {
 	return e
 }
 
-func TestDatasetCollectorZFSFuse(t *testing.T) {
-	e := datasetExporter(t, Config{})
-	fams := gather(t, e)
-	compareGolden(t, filepath.Join("testdata", "dataset-zfs-fuse.prom"), exposition(t, fams))
-	if problems, err := testutil.CollectAndLint(e.Scraper(context.Background())); err != nil || len(problems) > 0 {
-		t.Errorf("lint: %v %v", problems, err)
-	}
+// datasetFigure is a series a listing must give, with its value.
+type datasetFigure struct {
+	name   string
+	labels map[string]string
+	want   float64
+}
+
+// The dataset collector over a real zfs-fuse pool (zfs get -Hp, as zfs
+// list takes no -p there) and over OpenZFS 2.4.4 (one zfs list -Hp, with a
+// volume, an encrypted filesystem whose key is loaded, and the settings
+// zfs-fuse lacks): the golden exposition, lint, the figures zfs get -Hp
+// printed at the same moment, and no series where zfs prints none.
+func TestDatasetCollector(t *testing.T) {
 	for _, c := range []struct {
-		name   string
-		labels map[string]string
-		want   float64
-	}{
-		// zfs get -Hp of the same moment: 64 MiB quota, 16 MiB reservation.
-		{"zfs_dataset_quota_bytes", map[string]string{"dataset": "cds/quota"}, 67108864},
-		{"zfs_dataset_reservation_bytes", map[string]string{"dataset": "cds/reserved"}, 16777216},
-		{"zfs_dataset_compression_ratio", map[string]string{"dataset": "cds/gzip"}, 178.39},
-		{"zfs_dataset_mounted", map[string]string{"dataset": "cds/clone"}, 1},
-		{"zfs_exporter_datasets_left_out", nil, 0},
-	} {
-		if v, ok := value(fams, c.name, c.labels); !ok || v != c.want {
-			t.Errorf("%s%v = %v (present %v), want %v", c.name, c.labels, v, ok, c.want)
-		}
-	}
-	for _, absent := range []struct{ name, dataset string }{
-		{"zfs_dataset_quota_bytes", "cds/plain"},        // none
-		{"zfs_dataset_volume_size_bytes", "cds/plain"},  // a filesystem
-		{"zfs_dataset_key_available", "cds/plain"},      // zfs-fuse has no encryption
-		{"zfs_dataset_used_bytes", "cds/plain@first"},   // a snapshot
-		{"zfs_dataset_logical_used_bytes", "cds/plain"}, // unknown to zfs-fuse
-	} {
-		if _, ok := value(fams, absent.name, map[string]string{"dataset": absent.dataset}); ok {
-			t.Errorf("%s for %s exported", absent.name, absent.dataset)
-		}
+		name, dir, golden string
+		figures           []datasetFigure
+		absent            [][2]string // metric, dataset
+	}{{
+		name: "zfs-fuse", dir: "../internal/zfs/dataset/testdata/zfs-fuse", golden: "dataset-zfs-fuse.prom",
+		figures: []datasetFigure{
+			{"zfs_dataset_quota_bytes", map[string]string{"dataset": "cds/quota"}, 67108864},
+			{"zfs_dataset_reservation_bytes", map[string]string{"dataset": "cds/reserved"}, 16777216},
+			{"zfs_dataset_compression_ratio", map[string]string{"dataset": "cds/gzip"}, 178.39},
+			{"zfs_dataset_mounted", map[string]string{"dataset": "cds/clone"}, 1},
+			{"zfs_exporter_datasets_left_out", nil, 0},
+		},
+		absent: [][2]string{
+			{"zfs_dataset_quota_bytes", "cds/plain"},        // none
+			{"zfs_dataset_volume_size_bytes", "cds/plain"},  // a filesystem
+			{"zfs_dataset_key_available", "cds/plain"},      // zfs-fuse has no encryption
+			{"zfs_dataset_used_bytes", "cds/plain@first"},   // a snapshot
+			{"zfs_dataset_logical_used_bytes", "cds/plain"}, // unknown to zfs-fuse
+		},
+	}, {
+		name: "OpenZFS 2.4.4", dir: "../internal/zfs/dataset/testdata/openzfs-2.4-guest", golden: "dataset-openzfs-2.4.prom",
+		figures: []datasetFigure{
+			{"zfs_dataset_volume_size_bytes", map[string]string{"dataset": "mir/ds/vol"}, 16 << 20},
+			{"zfs_dataset_info", map[string]string{"dataset": "mir/ds/vol", "type": "volume", "block_size": "16384", "atime": ""}, 1},
+			{"zfs_dataset_key_available", map[string]string{"dataset": "mir/ds/enc"}, 1},
+			{"zfs_dataset_info", map[string]string{"dataset": "mir/ds/enc", "encryption": "aes-256-gcm", "sync": "standard"}, 1},
+			{"zfs_dataset_compression_ratio", map[string]string{"dataset": "mir/ds/gzip"}, 150.76},
+			{"zfs_dataset_logical_used_bytes", map[string]string{"dataset": "mir/ds/gzip"}, 4862976},
+			{"zfs_exporter_source_up", map[string]string{"source": "zfs_list"}, 1},
+		},
+		absent: [][2]string{
+			{"zfs_dataset_quota_bytes", "mir/ds/vol"},         // "-"
+			{"zfs_dataset_mounted", "mir/ds/vol"},             // "-"
+			{"zfs_dataset_key_available", "mir/ds/quota"},     // not encrypted
+			{"zfs_dataset_volume_size_bytes", "mir/ds/quota"}, // a filesystem
+		},
+	}} {
+		t.Run(c.name, func(t *testing.T) {
+			e := datasetExporterOver(t, c.dir, Config{})
+			fams := gather(t, e)
+			compareGolden(t, filepath.Join("testdata", c.golden), exposition(t, fams))
+			if problems, err := testutil.CollectAndLint(e.Scraper(context.Background())); err != nil || len(problems) > 0 {
+				t.Errorf("lint: %v %v", problems, err)
+			}
+			for _, f := range c.figures {
+				if v, ok := value(fams, f.name, f.labels); !ok || v != f.want {
+					t.Errorf("%s%v = %v (present %v), want %v", f.name, f.labels, v, ok, f.want)
+				}
+			}
+			for _, a := range c.absent {
+				if _, ok := value(fams, a[0], map[string]string{"dataset": a[1]}); ok {
+					t.Errorf("%s for %s exported", a[0], a[1])
+				}
+			}
+		})
 	}
 }
 
 // The patterns choose datasets by name, then the cap keeps the first and
 // counts the rest.
 func TestDatasetCollectorPatternsAndCap(t *testing.T) {
-	e := datasetExporter(t, Config{DatasetInclude: regexp.MustCompile(`^cds/`), DatasetExclude: regexp.MustCompile(`nested`), DatasetMax: 3})
+	e := datasetExporterOver(t, "../internal/zfs/dataset/testdata/zfs-fuse", Config{DatasetInclude: regexp.MustCompile(`^cds/`), DatasetExclude: regexp.MustCompile(`nested`), DatasetMax: 3})
 	fams := gather(t, e)
 	var got []string
 	for _, f := range fams {
@@ -99,44 +128,5 @@ func TestDatasetCollectorPatternsAndCap(t *testing.T) {
 	}
 	if v, _ := value(fams, "zfs_exporter_datasets_left_out", nil); v != 2 {
 		t.Errorf("left out %v, want 2", v)
-	}
-}
-
-// On OpenZFS 2.4.4 the listing is one zfs list -Hp: a volume, an
-// encrypted filesystem with its key loaded, and the settings zfs-fuse
-// lacks.
-func TestDatasetCollectorOpenZFS(t *testing.T) {
-	e := datasetExporterOver(t, "../internal/zfs/dataset/testdata/openzfs-2.4-guest", Config{})
-	fams := gather(t, e)
-	compareGolden(t, filepath.Join("testdata", "dataset-openzfs-2.4.prom"), exposition(t, fams))
-	if problems, err := testutil.CollectAndLint(e.Scraper(context.Background())); err != nil || len(problems) > 0 {
-		t.Errorf("lint: %v %v", problems, err)
-	}
-	for _, c := range []struct {
-		name   string
-		labels map[string]string
-		want   float64
-	}{
-		{"zfs_dataset_volume_size_bytes", map[string]string{"dataset": "mir/ds/vol"}, 16 << 20},
-		{"zfs_dataset_info", map[string]string{"dataset": "mir/ds/vol", "type": "volume", "block_size": "16384", "atime": ""}, 1},
-		{"zfs_dataset_key_available", map[string]string{"dataset": "mir/ds/enc"}, 1},
-		{"zfs_dataset_info", map[string]string{"dataset": "mir/ds/enc", "encryption": "aes-256-gcm", "sync": "standard"}, 1},
-		{"zfs_dataset_compression_ratio", map[string]string{"dataset": "mir/ds/gzip"}, 150.76},
-		{"zfs_dataset_logical_used_bytes", map[string]string{"dataset": "mir/ds/gzip"}, 4862976},
-		{"zfs_exporter_source_up", map[string]string{"source": "zfs_list"}, 1},
-	} {
-		if v, ok := value(fams, c.name, c.labels); !ok || v != c.want {
-			t.Errorf("%s%v = %v (present %v), want %v", c.name, c.labels, v, ok, c.want)
-		}
-	}
-	for _, absent := range []struct{ name, dataset string }{
-		{"zfs_dataset_quota_bytes", "mir/ds/vol"},         // "-"
-		{"zfs_dataset_mounted", "mir/ds/vol"},             // "-"
-		{"zfs_dataset_key_available", "mir/ds/quota"},     // not encrypted
-		{"zfs_dataset_volume_size_bytes", "mir/ds/quota"}, // a filesystem
-	} {
-		if _, ok := value(fams, absent.name, map[string]string{"dataset": absent.dataset}); ok {
-			t.Errorf("%s for %s exported", absent.name, absent.dataset)
-		}
 	}
 }
