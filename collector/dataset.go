@@ -67,10 +67,11 @@ func (c *datasetCollector) Update(ctx context.Context, s *zfs.Scrape, ch chan<- 
 	for i, v := range datasetValues {
 		columns[i] = l.Column(v.property)
 	}
-	col := func(p string) int { return l.Column(p) }
-	typ, mounted, keystatus := col("type"), col("mounted"), col("keystatus")
-	settings := []int{col("compression"), -1, col("atime"), col("sync"), col("dedup"), col("primarycache"), col("encryption"), col("mountpoint"), col("origin")}
-	recordsize, volblocksize := col("recordsize"), col("volblocksize")
+	typ, mounted, keystatus := l.Column("type"), l.Column("mounted"), l.Column("keystatus")
+	compression, atime, sync := l.Column("compression"), l.Column("atime"), l.Column("sync")
+	dedup, primarycache, encryption := l.Column("dedup"), l.Column("primarycache"), l.Column("encryption")
+	mountpoint, origin := l.Column("mountpoint"), l.Column("origin")
+	recordsize, volblocksize := l.Column("recordsize"), l.Column("volblocksize")
 	exported, leftOut := 0, 0
 	for _, d := range l.Datasets {
 		if !c.wanted(d.Name) {
@@ -99,23 +100,13 @@ func (c *datasetCollector) Update(ctx context.Context, s *zfs.Scrape, ch chan<- 
 		case "unavailable":
 			gauge(ch, datasetKeyAvailableDesc, 0, pool, name)
 		}
-		kind := d.Value(typ)
-		labels := []string{pool, name, kind}
-		for i, column := range settings {
-			if i == 1 {
-				block := recordsize
-				if kind == "volume" {
-					block = volblocksize
-				}
-				column = block
-			}
-			if v := d.Value(column); v != "-" {
-				labels = append(labels, v)
-			} else {
-				labels = append(labels, "")
-			}
+		kind, block := d.Value(typ), recordsize
+		if kind == "volume" {
+			block = volblocksize
 		}
-		gauge(ch, datasetInfoDesc, 1, labels...)
+		setting := func(column int) string { return dash(d.Value(column)) }
+		gauge(ch, datasetInfoDesc, 1, pool, name, kind, setting(compression), setting(block), setting(atime), setting(sync),
+			setting(dedup), setting(primarycache), setting(encryption), setting(mountpoint), setting(origin))
 	}
 	gauge(ch, datasetsLeftOutDesc, float64(leftOut))
 	if leftOut > 0 {
