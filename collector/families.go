@@ -43,7 +43,9 @@ func (g *gathered) metricFamilies() []*dto.MetricFamily {
 // gatheredOf holds families built already.
 func gatheredOf(fams []*dto.MetricFamily) *gathered { return &gathered{built: fams} }
 
-// gatherFamilies runs collect and sorts what it sends as a
+// gatherFamilies runs collect, which hands each metric to sink from the
+// calling goroutine (the scraper does, without a channel that cost two
+// goroutine switches a metric), and sorts what it gets as a
 // prometheus.Registry would: families by name, each family's metrics by
 // their label values. It trusts what admission let through (valid, and no
 // series twice) and the descs of desc, which prometheus.NewDesc checked:
@@ -51,23 +53,7 @@ func gatheredOf(fams []*dto.MetricFamily) *gathered { return &gathered{built: fa
 // label pairs were a third of a scrape. A metric whose Desc desc did not
 // make, or whose type differs from its family's, is left out and named in
 // the error.
-func gatherFamilies(collect func(chan<- prometheus.Metric)) (*gathered, error) {
-	return gatherEach(func(sink func(prometheus.Metric)) {
-		ch := make(chan prometheus.Metric, 256)
-		go func() {
-			defer close(ch)
-			collect(ch)
-		}()
-		for m := range ch {
-			sink(m)
-		}
-	})
-}
-
-// gatherEach is gatherFamilies for a collect that hands each metric to
-// sink from the calling goroutine, as the scraper does: without a channel
-// between them, which cost two goroutine switches a metric.
-func gatherEach(collect func(sink func(prometheus.Metric))) (*gathered, error) {
+func gatherFamilies(collect func(sink func(prometheus.Metric))) (*gathered, error) {
 	byName := map[string]*family{}
 	var errs prometheus.MultiError
 	collect(func(m prometheus.Metric) {
@@ -143,11 +129,17 @@ type family struct {
 	written []writtenMetric // metrics other than plainMetric (histograms)
 }
 
-// sorted returns the family's plain metrics in the order of their keys.
+// sorted returns the family's plain metrics in the order of their keys,
+// or as they were sent when the family has other metrics too (build sorts
+// them all).
 func (f *family) sorted() iter.Seq[*plainMetric] {
 	return func(yield func(*plainMetric) bool) {
-		for _, i := range f.order {
-			if !yield(&f.plain[i]) {
+		for i := range f.plain {
+			j := i
+			if f.order != nil {
+				j = int(f.order[i])
+			}
+			if !yield(&f.plain[j]) {
 				return
 			}
 		}
@@ -235,15 +227,9 @@ func (f *family) build() *dto.MetricFamily {
 		} else {
 			gauges = make([]dto.Gauge, len(f.plain))
 		}
-		plain := f.plain
-		if f.order != nil {
-			plain = make([]plainMetric, len(f.plain))
-			for i, j := range f.order {
-				plain[i] = f.plain[j]
-			}
-		}
-		for i := range plain {
-			p, m := &plain[i], &metrics[i]
+		i := 0
+		for p := range f.sorted() {
+			m := &metrics[i]
 			from, to := i*labels, (i+1)*labels
 			sorted := values[from:to:to]
 			m.Label = pointers[from:to:to]
@@ -256,6 +242,7 @@ func (f *family) build() *dto.MetricFamily {
 				m.Gauge = &gauges[i]
 			}
 			all = append(all, writtenMetric{values: sorted, m: m})
+			i++
 		}
 	}
 	if len(f.written) > 0 {

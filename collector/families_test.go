@@ -103,7 +103,7 @@ func TestGatherFamiliesAsTheRegistry(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			g, err := gatherFamilies(replayed(metrics).Collect)
+			g, err := gatherSent(replayed(metrics).Collect)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -133,6 +133,21 @@ func TestGatherFamiliesAsTheRegistry(t *testing.T) {
 	}
 }
 
+// gatherSent is gatherFamilies over what collect sends on a channel, as a
+// prometheus.Collector does.
+func gatherSent(collect func(chan<- prometheus.Metric)) (*gathered, error) {
+	return gatherFamilies(func(sink func(prometheus.Metric)) {
+		ch := make(chan prometheus.Metric, 256)
+		go func() {
+			defer close(ch)
+			collect(ch)
+		}()
+		for m := range ch {
+			sink(m)
+		}
+	})
+}
+
 // exporterOf drops the replay that generatedExporter returns beside it.
 func exporterOf(e *Exporter, _ *runner.Replay) *Exporter { return e }
 
@@ -151,7 +166,7 @@ func firstLineDiff(want, got string) string {
 func TestGatherFamiliesRefusesWhatItCannotPlace(t *testing.T) {
 	d := desc("test", "things", "Things.", "pool")
 	foreign := prometheus.NewDesc("zfs_test_foreign", "Not made by desc.", nil, nil)
-	g, err := gatherFamilies(func(ch chan<- prometheus.Metric) {
+	g, err := gatherSent(func(ch chan<- prometheus.Metric) {
 		gauge(ch, d, 1, "tank")
 		counter(ch, d, 2, "backup")
 		ch <- prometheus.MustNewConstMetric(foreign, prometheus.GaugeValue, 3)

@@ -48,6 +48,6 @@ var errNotGathered = errors.New("the reading comes from no gather of the collect
 // for one of them would refuse to run for another, and be reported failed.
 func (e *Exporter) Gather(ctx context.Context) Reading {
 	r := Reading{Time: time.Now(), scrape: e.cfg.ZFS.NewScrape()}
-	r.gathered, r.Err = gatherEach(e.scraperFor(ctx, r.scrape).collect)
+	r.gathered, r.Err = gatherFamilies(e.scraperFor(ctx, r.scrape).collect)
 	return r
 }

@@ -51,7 +51,7 @@ func TestWriteTextAsExpfmt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, err := gatherFamilies(collect)
+	g, err := gatherSent(collect)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +101,7 @@ func want(t *testing.T, g *gathered) string {
 // reading that never came leaves the exporter's own families.
 func TestWriteTextMergesSharedNames(t *testing.T) {
 	d := desc("text", "shared", "Shared.", "pool")
-	g, err := gatherFamilies(func(ch chan<- prometheus.Metric) { gauge(ch, d, 1, "tank") })
+	g, err := gatherSent(func(ch chan<- prometheus.Metric) { gauge(ch, d, 1, "tank") })
 	if err != nil {
 		t.Fatal(err)
 	}
