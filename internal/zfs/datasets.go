@@ -3,7 +3,6 @@ package zfs
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -80,18 +79,14 @@ func (c *Client) readDatasets(ctx context.Context) (*dataset.List, error) {
 	}
 }
 
-// without is q less what zfs refused in err: -p, or a property it does
-// not know.
+// without is q less what zfs refused in err, whose message holds the
+// first line zfs printed on stderr: -p, or a property it does not know.
 func (q datasetQuery) without(err error) (datasetQuery, bool) {
-	var rerr *runner.Error
-	if !errors.As(err, &rerr) {
-		return q, false
-	}
-	first := strings.TrimSpace(strings.SplitN(strings.TrimSpace(rerr.Stderr), "\n", 2)[0])
-	if !q.get && strings.Contains(first, "invalid option 'p'") {
+	msg := err.Error()
+	if !q.get && strings.Contains(msg, "invalid option 'p'") {
 		return datasetQuery{get: true, properties: q.properties}, true
 	}
-	_, property, ok := strings.Cut(first, "bad property list: invalid property '")
+	_, property, ok := strings.Cut(msg, "bad property list: invalid property '")
 	property, _, closed := strings.Cut(property, "'")
 	if !ok || !closed || property == "name" || property == "type" || !slices.Contains(q.properties, property) {
 		return q, false
