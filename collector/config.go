@@ -41,10 +41,15 @@ type Config struct {
 	// the disk collector without data.
 	DiskSampler *OSIostatSampler
 	// DatasetInclude and DatasetExclude choose the datasets the dataset
-	// collector exports by name (nil: every one, none); DatasetMax caps
-	// how many it exports (0: no cap).
+	// collector exports by name (nil: every one, none), DatasetDepth by
+	// how many levels below its pool's root dataset it lies at most (0:
+	// any depth); DatasetMax caps how many it exports (0: no cap).
 	DatasetInclude, DatasetExclude *regexp.Regexp
+	DatasetDepth                   int
 	DatasetMax                     int
+	// Snapshots lists snapshots in the background for the dataset
+	// collector. Nil: no snapshot series.
+	Snapshots *SnapshotLister
 	// CPUOS chooses how the cpu collector finds the ZFS threads: "linux"
 	// (procfs), "freebsd", "illumos" or "solaris" (ps). The host's OS
 	// unless set.

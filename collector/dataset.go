@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"regexp"
+	"strings"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -17,10 +18,18 @@ func init() {
 
 var (
 	datasetInfoDesc = desc("dataset", "info", "A dataset's type and settings, as zfs prints them; empty where one does not apply (the origin of a dataset that is not a clone) or this zfs does not know it. block_size is the recordsize of a filesystem, the volblocksize of a volume.",
-		"pool", "dataset", "type", "compression", "block_size", "atime", "sync", "dedup", "primarycache", "encryption", "mountpoint", "origin")
+		"pool", "dataset", "type", "canmount", "compression", "block_size", "atime", "sync", "dedup", "primarycache", "encryption", "mountpoint", "origin")
 	datasetMountedDesc      = desc("dataset", "mounted", "1 when the filesystem is mounted, 0 when not.", "pool", "dataset")
 	datasetKeyAvailableDesc = desc("dataset", "key_available", "1 when the encryption key of an encrypted dataset is loaded, 0 when not; no series for a dataset that is not encrypted.", "pool", "dataset")
-	datasetsLeftOutDesc     = desc("exporter", "datasets_left_out", "Datasets of the last listing that --collector.dataset.max left out, after the include and exclude patterns.")
+	datasetsLeftOutDesc     = desc("exporter", "datasets_left_out", "Datasets of the last listing that --collector.dataset.max left out, after the patterns and the depth limit.")
+
+	datasetSnapshotsDesc      = desc("dataset", "snapshots", "Snapshots of the dataset in the last snapshot listing, which runs in the background: see the freshness of source zfs_list_snapshots.", "pool", "dataset")
+	datasetOldestSnapshotDesc = desc("dataset", "oldest_snapshot_timestamp_seconds", "Creation time of the dataset's oldest snapshot (Unix time); no series without snapshots.", "pool", "dataset")
+	datasetNewestSnapshotDesc = desc("dataset", "newest_snapshot_timestamp_seconds", "Creation time of the dataset's newest snapshot (Unix time); no series without snapshots. A snapshot job that stopped shows as a time that stops moving.", "pool", "dataset")
+	datasetSnapshotsUsedDesc  = desc("dataset", "snapshots_used_bytes", "Sum of the used of the dataset's snapshots: what each holds alone. Blocks that several snapshots share count in used_by_snapshots_bytes only.", "pool", "dataset")
+	snapshotCreationDesc      = desc("snapshot", "creation_timestamp_seconds", "Creation time of the snapshot (Unix time); with --collector.dataset.per-snapshot.", "pool", "dataset", "snapshot")
+	snapshotUsedDesc          = desc("snapshot", "used_bytes", "Space only this snapshot holds: what destroying it alone frees; with --collector.dataset.per-snapshot.", "pool", "dataset", "snapshot")
+	snapshotReferencedDesc    = desc("snapshot", "referenced_bytes", "Data the snapshot refers to; with --collector.dataset.per-snapshot.", "pool", "dataset", "snapshot")
 )
 
 // datasetValues maps the numeric properties of a dataset to their metrics.
@@ -50,12 +59,14 @@ var datasetValues = []struct {
 
 type datasetCollector struct {
 	include, exclude *regexp.Regexp
-	max              int
+	depth, max       int
+	snapshots        *SnapshotLister
 	logger           *slog.Logger
 }
 
 func newDatasetCollector(cfg Config, logger *slog.Logger) (Collector, error) {
-	return &datasetCollector{include: cfg.DatasetInclude, exclude: cfg.DatasetExclude, max: cfg.DatasetMax, logger: logger}, nil
+	return &datasetCollector{include: cfg.DatasetInclude, exclude: cfg.DatasetExclude, depth: cfg.DatasetDepth, max: cfg.DatasetMax,
+		snapshots: cfg.Snapshots, logger: logger}, nil
 }
 
 func (c *datasetCollector) Update(ctx context.Context, s *zfs.Scrape, ch chan<- prometheus.Metric) error {
@@ -67,11 +78,22 @@ func (c *datasetCollector) Update(ctx context.Context, s *zfs.Scrape, ch chan<- 
 	for i, v := range datasetValues {
 		columns[i] = l.Column(v.property)
 	}
-	typ, mounted, keystatus := l.Column("type"), l.Column("mounted"), l.Column("keystatus")
+	if c.snapshots != nil {
+		c.snapshots.Need()
+	}
+	typ, mounted, keystatus, canmount := l.Column("type"), l.Column("mounted"), l.Column("keystatus"), l.Column("canmount")
 	compression, atime, sync := l.Column("compression"), l.Column("atime"), l.Column("sync")
 	dedup, primarycache, encryption := l.Column("dedup"), l.Column("primarycache"), l.Column("encryption")
 	mountpoint, origin := l.Column("mountpoint"), l.Column("origin")
 	recordsize, volblocksize := l.Column("recordsize"), l.Column("volblocksize")
+	var snapshots *snapshotListing
+	if c.snapshots != nil {
+		snapshots = c.snapshots.latest()
+	}
+	var exportedNames map[string]bool // for the per-snapshot series
+	if snapshots != nil && snapshots.each != nil {
+		exportedNames = map[string]bool{}
+	}
 	exported, leftOut := 0, 0
 	for _, d := range l.Datasets {
 		if !c.wanted(d.Name) {
@@ -105,8 +127,17 @@ func (c *datasetCollector) Update(ctx context.Context, s *zfs.Scrape, ch chan<- 
 			block = volblocksize
 		}
 		setting := func(column int) string { return dash(d.Value(column)) }
-		gauge(ch, datasetInfoDesc, 1, pool, name, kind, setting(compression), setting(block), setting(atime), setting(sync),
+		gauge(ch, datasetInfoDesc, 1, pool, name, kind, setting(canmount), setting(compression), setting(block), setting(atime), setting(sync),
 			setting(dedup), setting(primarycache), setting(encryption), setting(mountpoint), setting(origin))
+		if snapshots != nil {
+			sendSnapshotSummary(ch, snapshots.byDataset[name], pool, name)
+		}
+		if exportedNames != nil {
+			exportedNames[name] = true
+		}
+	}
+	if exportedNames != nil {
+		sendEachSnapshot(ch, snapshots.each, exportedNames)
 	}
 	gauge(ch, datasetsLeftOutDesc, float64(leftOut))
 	if leftOut > 0 {
@@ -115,8 +146,48 @@ func (c *datasetCollector) Update(ctx context.Context, s *zfs.Scrape, ch chan<- 
 	return nil
 }
 
-// wanted tells whether a dataset passes the include and exclude patterns.
+// sendSnapshotSummary sends what a dataset's snapshots add up to: a
+// count, 0 for a dataset without snapshots, and times and space where it
+// has some.
+func sendSnapshotSummary(ch chan<- prometheus.Metric, s dataset.Snapshots, pool, name string) {
+	gauge(ch, datasetSnapshotsDesc, float64(s.Count), pool, name)
+	if s.Count == 0 {
+		return
+	}
+	if s.Newest > 0 {
+		gauge(ch, datasetOldestSnapshotDesc, s.Oldest, pool, name)
+		gauge(ch, datasetNewestSnapshotDesc, s.Newest, pool, name)
+	}
+	gauge(ch, datasetSnapshotsUsedDesc, s.Used, pool, name)
+}
+
+// sendEachSnapshot sends a series of each snapshot of the exported
+// datasets.
+func sendEachSnapshot(ch chan<- prometheus.Metric, l *dataset.List, exported map[string]bool) {
+	creation, used, referenced := l.Column("creation"), l.Column("used"), l.Column("referenced")
+	for _, s := range l.Datasets {
+		name, snapshot, ok := strings.Cut(s.Name, "@")
+		if !ok || !exported[name] {
+			continue
+		}
+		pool := s.Pool()
+		for _, v := range []struct {
+			desc   *prometheus.Desc
+			column int
+		}{{snapshotCreationDesc, creation}, {snapshotUsedDesc, used}, {snapshotReferencedDesc, referenced}} {
+			if x, ok := dataset.Number(s.Value(v.column)); ok {
+				gauge(ch, v.desc, x, pool, name, snapshot)
+			}
+		}
+	}
+}
+
+// wanted tells whether a dataset passes the include and exclude patterns
+// and the depth limit.
 func (c *datasetCollector) wanted(name string) bool {
+	if c.depth > 0 && strings.Count(name, "/") > c.depth {
+		return false
+	}
 	if c.include != nil && !c.include.MatchString(name) {
 		return false
 	}

@@ -16,15 +16,24 @@ import (
 	"github.com/zpool-exporter/zpool_exporter/internal/zfs"
 )
 
-// datasetExporterOver is the dataset collector alone over a replay.
-func datasetExporterOver(t *testing.T, dir string, cfg Config) *Exporter {
+// datasetExporterOver is the dataset collector alone over a replay. With
+// snapshots, the replay's snapshots are listed once, each kept, before the
+// exporter is returned.
+func datasetExporterOver(t *testing.T, dir string, cfg Config, snapshots bool) *Exporter {
 	t.Helper()
 	replay, err := runner.NewReplay(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	e, err := New(testConfig(zfs.Config{Runner: replay, Location: time.UTC, Now: func() time.Time { return testNow }}, cfg, logger), logger, map[string]bool{"dataset": true})
+	cfg = testConfig(zfs.Config{Runner: replay, Location: time.UTC, Now: func() time.Time { return testNow }}, cfg, logger)
+	if snapshots {
+		cfg.Snapshots = NewSnapshotLister(cfg.ZFS, time.Minute, true, logger)
+		if err := cfg.Snapshots.List(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e, err := New(cfg, logger, map[string]bool{"dataset": true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,6 +65,16 @@ func TestDatasetCollector(t *testing.T) {
 			{"zfs_dataset_compression_ratio", map[string]string{"dataset": "cds/gzip"}, 178.39},
 			{"zfs_dataset_mounted", map[string]string{"dataset": "cds/clone"}, 1},
 			{"zfs_exporter_datasets_left_out", nil, 0},
+			// Snapshots @first and @second, taken 2 s apart.
+			{"zfs_dataset_snapshots", map[string]string{"dataset": "cds/plain"}, 2},
+			{"zfs_dataset_oldest_snapshot_timestamp_seconds", map[string]string{"dataset": "cds/plain"}, 1796217632},
+			{"zfs_dataset_newest_snapshot_timestamp_seconds", map[string]string{"dataset": "cds/plain"}, 1796217634},
+			{"zfs_dataset_snapshots_used_bytes", map[string]string{"dataset": "cds/plain"}, 90112},
+			{"zfs_dataset_snapshots", map[string]string{"dataset": "cds/gzip"}, 0},
+			{"zfs_snapshot_used_bytes", map[string]string{"dataset": "cds/plain", "snapshot": "first"}, 90112},
+			{"zfs_snapshot_referenced_bytes", map[string]string{"dataset": "cds/plain", "snapshot": "second"}, 12713984},
+			{"zfs_snapshot_creation_timestamp_seconds", map[string]string{"dataset": "cds/nested/child", "snapshot": "all"}, 1796217635},
+			{"zfs_exporter_source_up", map[string]string{"source": "zfs_list_snapshots"}, 1},
 		},
 		absent: [][2]string{
 			{"zfs_dataset_quota_bytes", "cds/plain"},        // none
@@ -63,6 +82,7 @@ func TestDatasetCollector(t *testing.T) {
 			{"zfs_dataset_key_available", "cds/plain"},      // zfs-fuse has no encryption
 			{"zfs_dataset_used_bytes", "cds/plain@first"},   // a snapshot
 			{"zfs_dataset_logical_used_bytes", "cds/plain"}, // unknown to zfs-fuse
+			{"zfs_dataset_newest_snapshot_timestamp_seconds", "cds/gzip"}, // no snapshots
 		},
 	}, {
 		name: "OpenZFS 2.4.4", dir: "../internal/zfs/dataset/testdata/openzfs-2.4-guest", golden: "dataset-openzfs-2.4.prom",
@@ -83,7 +103,7 @@ func TestDatasetCollector(t *testing.T) {
 		},
 	}} {
 		t.Run(c.name, func(t *testing.T) {
-			e := datasetExporterOver(t, c.dir, Config{})
+			e := datasetExporterOver(t, c.dir, Config{}, true)
 			fams := gather(t, e)
 			compareGolden(t, filepath.Join("testdata", c.golden), exposition(t, fams))
 			if problems, err := testutil.CollectAndLint(e.Scraper(context.Background())); err != nil || len(problems) > 0 {
@@ -106,7 +126,7 @@ func TestDatasetCollector(t *testing.T) {
 // The patterns choose datasets by name, then the cap keeps the first and
 // counts the rest.
 func TestDatasetCollectorPatternsAndCap(t *testing.T) {
-	e := datasetExporterOver(t, "../internal/zfs/dataset/testdata/zfs-fuse", Config{DatasetInclude: regexp.MustCompile(`^cds/`), DatasetExclude: regexp.MustCompile(`nested`), DatasetMax: 3})
+	e := datasetExporterOver(t, "../internal/zfs/dataset/testdata/zfs-fuse", Config{DatasetInclude: regexp.MustCompile(`^cds/`), DatasetExclude: regexp.MustCompile(`nested`), DatasetMax: 3}, false)
 	fams := gather(t, e)
 	var got []string
 	for _, f := range fams {
@@ -128,5 +148,20 @@ func TestDatasetCollectorPatternsAndCap(t *testing.T) {
 	}
 	if v, _ := value(fams, "zfs_exporter_datasets_left_out", nil); v != 2 {
 		t.Errorf("left out %v, want 2", v)
+	}
+}
+
+// The depth limit leaves out datasets deeper than it below their pool's
+// root dataset, and does not count them as left out by the cap.
+func TestDatasetCollectorDepth(t *testing.T) {
+	e := datasetExporterOver(t, "../internal/zfs/dataset/testdata/zfs-fuse", Config{DatasetDepth: 1}, false)
+	fams := gather(t, e)
+	for dataset, want := range map[string]bool{"cds": true, "cds/nested": true, "cds/plain": true, "cds/nested/child": false} {
+		if _, ok := value(fams, "zfs_dataset_used_bytes", map[string]string{"dataset": dataset}); ok != want {
+			t.Errorf("%s exported: %v, want %v", dataset, ok, want)
+		}
+	}
+	if v, _ := value(fams, "zfs_exporter_datasets_left_out", nil); v != 0 {
+		t.Errorf("left out %v, want 0", v)
 	}
 }

@@ -58,6 +58,9 @@ type options struct {
 	datasetInclude         *regexp.Regexp
 	datasetExclude         *regexp.Regexp
 	datasetMax             int
+	datasetDepth           int
+	snapshotInterval       time.Duration
+	perSnapshot            bool
 	scrapeTimeout          time.Duration
 	timeoutOffset          time.Duration
 	iostatInterval         time.Duration
@@ -114,6 +117,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 		PlaceHolder("REGEX").RegexpVar(&o.datasetExclude)
 	app.Flag("collector.dataset.max", "Export at most this many datasets, the first in zfs's order after the patterns, and count the rest in zfs_exporter_datasets_left_out; 0 exports all.").
 		Default("2000").IntVar(&o.datasetMax)
+	app.Flag("collector.dataset.depth", "Export only the datasets at most this many levels below their pool's root dataset (1: the root and its children); 0 exports every depth.").
+		Default("0").IntVar(&o.datasetDepth)
+	app.Flag("collector.dataset.snapshot-interval", "How often the dataset collector lists snapshots, in the background (scrapes read the last listing); 0 lists none.").
+		Default("5m").DurationVar(&o.snapshotInterval)
+	app.Flag("collector.dataset.per-snapshot", "Also export each snapshot's space and creation time: a series per snapshot of the exported datasets.").
+		BoolVar(&o.perSnapshot)
 	app.Flag("scrape.timeout", "Longest a scrape may take. zpool commands still running then are killed, and their metrics are missing from that scrape; a shorter scrape timeout sent by Prometheus wins.").
 		Default("10s").DurationVar(&o.scrapeTimeout)
 	app.Flag("scrape.timeout-offset", "Time taken off Prometheus's scrape timeout, so that the answer arrives before Prometheus gives up; at least the default.").
@@ -154,7 +163,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
-	exporter, client, samplers, err := buildExporter(o, logger)
+	exporter, client, snapshots, samplers, err := buildExporter(o, logger)
 	if err != nil {
 		logger.Error("cannot start", "err", err)
 		return 1
@@ -166,7 +175,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 
 	if o.once {
-		return runOnce(ctx, o, exporter, base, stdout, logger)
+		return runOnce(ctx, o, exporter, snapshots, base, stdout, logger)
 	}
 	// Everything that may run a command runs under work and is tracked, so
 	// that shutdown can end its commands and wait for them.
@@ -366,9 +375,10 @@ type namedSampler struct {
 }
 
 // buildExporter wires the runner (real or replay), the ZFS client and the
-// collectors, and returns the samplers to run: none with --once or when
-// turned off. A sampler waits until a collector needs it.
-func buildExporter(o options, logger *slog.Logger) (*collector.Exporter, *zfs.Client, []namedSampler, error) {
+// collectors, and returns the snapshot lister, if snapshots are listed,
+// and the samplers to run: none with --once (which lists snapshots once,
+// itself) or when turned off. A sampler waits until a collector needs it.
+func buildExporter(o options, logger *slog.Logger) (*collector.Exporter, *zfs.Client, *collector.SnapshotLister, []namedSampler, error) {
 	var (
 		run    runner.Runner
 		stream collector.StreamFunc
@@ -380,7 +390,7 @@ func buildExporter(o options, logger *slog.Logger) (*collector.Exporter, *zfs.Cl
 		replay, err := runner.NewReplayWithOptions(o.replayDir, runner.ReplayOptions{
 			StepEvery: o.replayStep, Loop: true, StreamEvery: o.iostatInterval, Logger: logger})
 		if err != nil {
-			return nil, nil, nil, err
+			return nil, nil, nil, nil, err
 		}
 		run, stream = replay, replay.StartStream
 		logger.Info("serving captured zpool outputs instead of running zpool", "dir", o.replayDir)
@@ -402,8 +412,16 @@ func buildExporter(o options, logger *slog.Logger) (*collector.Exporter, *zfs.Cl
 		samplers = append(samplers, namedSampler{"the iostat stream", diskIostat})
 	}
 	client := zfs.New(zfs.Config{Runner: run, Zpool: o.zpool, Zfs: o.zfs, Kstat: kstatFS(o)}, logger)
+	var snapshots *collector.SnapshotLister
+	if o.snapshotInterval > 0 {
+		snapshots = collector.NewSnapshotLister(client, o.snapshotInterval, o.perSnapshot, logger.With("sampler", "zfs list -t snapshot"))
+		if !o.once {
+			samplers = append(samplers, namedSampler{"the snapshot listing", snapshots})
+		}
+	}
 	cfg := collector.Config{ZFS: client, Runner: run, Sampler: zpoolIostat, DiskSampler: diskIostat, DiskAll: o.diskAll,
-		DatasetInclude: o.datasetInclude, DatasetExclude: o.datasetExclude, DatasetMax: o.datasetMax}
+		DatasetInclude: o.datasetInclude, DatasetExclude: o.datasetExclude, DatasetDepth: o.datasetDepth, DatasetMax: o.datasetMax,
+		Snapshots: snapshots}
 	if o.replayDir != "" {
 		// A replay's disks, if it has any, are laid out like the host's.
 		cfg.ProcRoot = filepath.Join(o.replayDir, "proc")
@@ -411,7 +429,7 @@ func buildExporter(o options, logger *slog.Logger) (*collector.Exporter, *zfs.Cl
 		cfg.DevRoot = filepath.Join(o.replayDir, "dev")
 	}
 	exporter, err := collector.New(cfg, logger, nil)
-	return exporter, client, samplers, err
+	return exporter, client, snapshots, samplers, err
 }
 
 // kstatFS is the kstat directory, or nil when it does not exist.
@@ -467,7 +485,16 @@ func pageReading(shared *collector.Shared) statuspage.ReadFunc {
 	}
 }
 
-func runOnce(ctx context.Context, o options, exporter *collector.Exporter, base prometheus.Gatherer, stdout io.Writer, logger *slog.Logger) int {
+func runOnce(ctx context.Context, o options, exporter *collector.Exporter, snapshots *collector.SnapshotLister, base prometheus.Gatherer, stdout io.Writer, logger *slog.Logger) int {
+	if snapshots != nil && slices.Contains(exporter.Enabled(), "dataset") {
+		// Before the scrape, under a deadline of its own: a listing of
+		// many snapshots can take all of one.
+		listCtx, cancel := context.WithTimeout(ctx, o.scrapeTimeout)
+		if err := snapshots.List(listCtx); err != nil {
+			logger.Warn("listing snapshots failed; no snapshot series", "err", err)
+		}
+		cancel()
+	}
 	ctx, cancel := context.WithTimeout(ctx, o.scrapeTimeout)
 	defer cancel()
 	own, err := base.Gather()

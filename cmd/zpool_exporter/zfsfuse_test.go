@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -252,24 +253,28 @@ func TestZFSFuseDatasets(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(mnt, "gzip", "text"), []byte(strings.Repeat("zpool_exporter datasets\n", 200000)), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// Snapshots taken over time: creation times are in seconds.
 	zfs("snapshot", pool+"/quota@first")
+	time.Sleep(1100 * time.Millisecond)
+	e2e.WriteRandom(t, filepath.Join(mnt, "quota", "more"), 2)
+	zfs("snapshot", pool+"/quota@second")
 
 	// The figures zfs-fuse knows.
 	props := []string{"used", "available", "referenced", "usedbydataset", "usedbychildren", "usedbysnapshots",
 		"usedbyrefreservation", "quota", "refquota", "reservation", "refreservation", "compressratio"}
-	get := func() string {
+	get := func(props ...string) string {
 		return zfs(append([]string{"get", "-Hp", "-r", "-o", "name,property,value", strings.Join(props, ",")}, pool)...)
 	}
-	var out, before string
+	var out, before, snapshots string
 	for try := 0; ; try++ {
-		before = get()
+		before, snapshots = get(props...), get("creation", "used")
 		var errOut string
 		var code int
 		out, errOut, code = runBinary(t, "--once", "--collector.dataset", "--collector.dataset.include=^"+pool+"($|/)")
 		if code != 0 {
 			t.Fatalf("exit %d: %s", code, errOut)
 		}
-		if get() == before {
+		if get(props...) == before && get("creation", "used") == snapshots {
 			break
 		}
 		if try == 10 {
@@ -282,10 +287,69 @@ func TestZFSFuseDatasets(t *testing.T) {
 	if checked < 35 {
 		t.Errorf("%d figures checked, want those of 4 datasets", checked)
 	}
+	if n := e2e.CompareSnapshots(t, m, snapshots); n != 4 {
+		t.Errorf("snapshots of %d datasets compared, want 4", n)
+	}
+	if v, ok := m.Get("zfs_dataset_snapshots", map[string]string{"dataset": pool + "/quota"}); !ok || v != 2 {
+		t.Errorf("snapshots of %s/quota: %v (present %v), want 2", pool, v, ok)
+	}
 	if v, ok := m.Get("zfs_dataset_quota_bytes", map[string]string{"dataset": pool + "/quota"}); !ok || v != 64<<20 {
 		t.Errorf("quota of %s/quota: %v (present %v), want 64 MiB", pool, v, ok)
 	}
-	if v, ok := m.Get("zfs_exporter_source_up", map[string]string{"source": "zfs_list"}); !ok || v != 1 {
-		t.Errorf("zfs_list source up: %v (present %v)", v, ok)
+	for _, source := range []string{"zfs_list", "zfs_list_snapshots"} {
+		if v, ok := m.Get("zfs_exporter_source_up", map[string]string{"source": source}); !ok || v != 1 {
+			t.Errorf("%s source up: %v (present %v)", source, v, ok)
+		}
 	}
 }
+
+// Served, the exporter lists snapshots in the background, every
+// --collector.dataset.snapshot-interval: a snapshot taken while it runs
+// shows in a later scrape, with its exact creation time, and per snapshot
+// with --collector.dataset.per-snapshot.
+func TestZFSFuseSnapshotsInTheBackground(t *testing.T) {
+	z := e2e.RequireZFSFuse(t)
+	pool, _ := z.Create("snap", z.Disk("d1", 128))
+	zfs := func(args ...string) string {
+		t.Helper()
+		out, err := exec.Command("zfs", args...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("zfs %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		return string(out)
+	}
+	zfs("create", pool+"/home")
+	zfs("snapshot", pool+"/home@hourly-1")
+	e := e2e.Start(t, exporterBin, nil, "--collector.dataset", "--collector.dataset.include=^"+pool+"($|/)",
+		"--collector.dataset.snapshot-interval=1s", "--collector.dataset.per-snapshot")
+	home := map[string]string{"dataset": pool + "/home"}
+	e.WaitFor(t, 20*time.Second, "one snapshot of "+pool+"/home", func(m e2e.Metrics) bool {
+		v, ok := m.Get("zfs_dataset_snapshots", home)
+		return ok && v == 1
+	})
+	time.Sleep(1100 * time.Millisecond)
+	zfs("snapshot", pool+"/home@hourly-2")
+	m := e.WaitFor(t, 20*time.Second, "the second snapshot of "+pool+"/home", func(m e2e.Metrics) bool {
+		v, ok := m.Get("zfs_dataset_snapshots", home)
+		return ok && v == 2
+	})
+	creation := strings.TrimSpace(zfs("get", "-Hp", "-o", "value", "creation", pool+"/home@hourly-2"))
+	want, err := strconv.ParseFloat(creation, 64)
+	if err != nil {
+		t.Fatalf("creation %q: %v", creation, err)
+	}
+	if v, _ := m.Get("zfs_dataset_newest_snapshot_timestamp_seconds", home); v != want {
+		t.Errorf("newest snapshot of %s/home at %v, zfs says %v", pool, v, want)
+	}
+	if v, ok := m.Get("zfs_snapshot_creation_timestamp_seconds", map[string]string{"dataset": pool + "/home", "snapshot": "hourly-2"}); !ok || v != want {
+		t.Errorf("per snapshot: hourly-2 created %v (present %v), zfs says %v", v, ok, want)
+	}
+	if v, ok := m.Get("zfs_exporter_source_up", map[string]string{"source": "zfs_list_snapshots"}); !ok || v != 1 {
+		t.Errorf("zfs_list_snapshots source up: %v (present %v)", v, ok)
+	}
+	if n := e2e.CompareSnapshots(t, m, zfs("get", "-Hp", "-r", "-o", "name,property,value", "creation,used", pool)); n != 2 {
+		t.Errorf("snapshots of %d datasets compared, want 2", n)
+	}
+	e.Quit(t)
+}
+

@@ -53,3 +53,71 @@ func CompareDatasets(t testing.TB, m Metrics, get string) int {
 	}
 	return compared
 }
+
+// CompareSnapshots checks m against get, the output of `zfs get -Hp -o
+// name,property,value` of creation and used (among others) for some
+// datasets and their snapshots: each dataset zfs printed has the count of
+// snapshots zfs printed for it, and one with snapshots the creation time
+// of its oldest and newest and the sum of their used. It returns how many
+// datasets it compared.
+func CompareSnapshots(t testing.TB, m Metrics, get string) int {
+	t.Helper()
+	type summary struct {
+		count                int
+		oldest, newest, used float64
+	}
+	datasets := map[string]*summary{}
+	for line := range strings.Lines(get) {
+		f := strings.Split(strings.TrimRight(line, "\n"), "\t")
+		if len(f) != 3 || strings.Contains(f[0], "#") {
+			continue
+		}
+		name, snapshot, isSnapshot := strings.Cut(f[0], "@")
+		s := datasets[name]
+		if s == nil {
+			s = &summary{}
+			datasets[name] = s
+		}
+		if !isSnapshot {
+			continue
+		}
+		v, err := strconv.ParseFloat(f[2], 64)
+		if err != nil {
+			t.Errorf("%s@%s %s: %q is not a number", name, snapshot, f[1], f[2])
+			continue
+		}
+		switch f[1] {
+		case "creation":
+			s.count++
+			if s.oldest == 0 || v < s.oldest {
+				s.oldest = v
+			}
+			s.newest = max(s.newest, v)
+		case "used":
+			s.used += v
+		}
+	}
+	compared := 0
+	for name, s := range datasets {
+		labels := map[string]string{"dataset": name}
+		if got, ok := m.Get("zfs_dataset_snapshots", labels); !ok || got != float64(s.count) {
+			t.Errorf("%s has %d snapshots in zfs get, exported %v (present %v)", name, s.count, got, ok)
+			continue
+		}
+		compared++
+		for metric, want := range map[string]float64{
+			"zfs_dataset_oldest_snapshot_timestamp_seconds": s.oldest,
+			"zfs_dataset_newest_snapshot_timestamp_seconds": s.newest,
+			"zfs_dataset_snapshots_used_bytes":              s.used,
+		} {
+			got, ok := m.Get(metric, labels)
+			switch {
+			case s.count == 0 && ok:
+				t.Errorf("%s has no snapshots, exported %s %v", name, metric, got)
+			case s.count > 0 && (!ok || got != want):
+				t.Errorf("%s: %s %v (present %v), want %v from zfs get", name, metric, got, ok, want)
+			}
+		}
+	}
+	return compared
+}

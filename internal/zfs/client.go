@@ -52,8 +52,9 @@ type Client struct {
 	detectErr    error
 	detectFailed int
 	freshness    map[string]SourceState
-	lackedStates bool         // the last JSON status lacked a vdev's state
-	datasets     datasetQuery // how zfs lists datasets, once learned
+	lackedStates bool // the last JSON status lacked a vdev's state
+	// How zfs lists filesystems and volumes, and snapshots, once learned.
+	datasets, snapshots listing
 
 	limits outputLimits
 }
@@ -75,7 +76,9 @@ func New(cfg Config, logger *slog.Logger) *Client {
 	if cfg.KstatOS == "" {
 		cfg.KstatOS = runtime.GOOS
 	}
-	return &Client{cfg: cfg, logger: logger, freshness: map[string]SourceState{}}
+	return &Client{cfg: cfg, logger: logger, freshness: map[string]SourceState{},
+		datasets:  listing{types: "filesystem,volume", properties: DatasetProperties},
+		snapshots: listing{types: "snapshot", properties: SnapshotProperties}}
 }
 
 // zpool runs the zpool command with a deadline a little before ctx's, so

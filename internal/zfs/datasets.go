@@ -21,26 +21,37 @@ var DatasetProperties = []string{
 	"usedbydataset", "usedbychildren", "usedbysnapshots", "usedbyrefreservation",
 	"quota", "refquota", "reservation", "refreservation", "volsize", "compressratio",
 	"encryption", "keystatus", "mounted",
-	"compression", "recordsize", "volblocksize", "atime", "sync", "dedup", "primarycache", "origin",
+	"canmount", "compression", "recordsize", "volblocksize", "atime", "sync", "dedup", "primarycache", "origin",
 	// Last, as the only value that may hold a tab.
 	"mountpoint",
 }
 
-// datasetQuery is how this zfs is asked for datasets: `zfs list -Hp` where
-// it takes -p (OpenZFS 0.7 on, FreeBSD, illumos), else `zfs get -Hp`
-// (zfs-fuse, old Solaris), with the properties it knows.
-type datasetQuery struct {
+// listing is how this zfs is asked for one kind of dataset: `zfs list
+// -Hp` where it takes -p (OpenZFS 0.7 on, FreeBSD, illumos), else `zfs get
+// -Hp` (zfs-fuse, old Solaris), with the properties it knows.
+type listing struct {
+	types      string // of zfs list -t: "filesystem,volume" or "snapshot"
 	get        bool
 	properties []string // starting with name
 }
 
-func (q datasetQuery) args() []string {
+func (q listing) args() []string {
 	if q.get {
-		// zfs get has no -t everywhere: snapshots come too, and are
-		// dropped by their type.
+		// zfs get has no -t everywhere: every kind comes, and keep drops
+		// the others.
 		return []string{"get", "-Hp", "-o", "name,property,value", strings.Join(q.properties[1:], ",")}
 	}
-	return []string{"list", "-Hp", "-t", "filesystem,volume", "-o", strings.Join(q.properties, ",")}
+	return []string{"list", "-Hp", "-t", q.types, "-o", strings.Join(q.properties, ",")}
+}
+
+// keep tells whether a dataset that zfs get printed is of q's kind: a
+// snapshot by the "@" in its name, a filesystem or volume by its type.
+func (q listing) keep(d dataset.Dataset, typ int) bool {
+	if q.types == "snapshot" {
+		return strings.Contains(d.Name, "@")
+	}
+	t := d.Value(typ)
+	return t == "filesystem" || t == "volume"
 }
 
 // Datasets lists every filesystem and volume with the properties of
@@ -49,18 +60,18 @@ func (q datasetQuery) args() []string {
 // property is left out and the run tried again. Each read counts in the
 // freshness of zfs_list.
 func (c *Client) Datasets(ctx context.Context) (*dataset.List, error) {
-	l, err := c.readDatasets(ctx)
+	l, err := c.list(ctx, &c.datasets)
 	c.record(SourceDatasets, err)
 	return l, err
 }
 
-func (c *Client) readDatasets(ctx context.Context) (*dataset.List, error) {
+// list runs the listing that *learned holds, which the first run learns
+// (from an empty listing, the list form with every property asked for)
+// and keeps under mu.
+func (c *Client) list(ctx context.Context, learned *listing) (*dataset.List, error) {
 	c.mu.Lock()
-	q := c.datasets
+	q := *learned
 	c.mu.Unlock()
-	if q.properties == nil {
-		q.properties = DatasetProperties
-	}
 	for {
 		out, err := c.zfs(ctx, q.args()...)
 		if err != nil {
@@ -68,34 +79,35 @@ func (c *Client) readDatasets(ctx context.Context) (*dataset.List, error) {
 			if !learned || runner.Inconclusive(ctx, err) {
 				return nil, err
 			}
-			c.logger.Info("zfs refused part of the dataset listing; asking without it", "err", err, "next", "zfs "+strings.Join(next.args(), " "))
+			c.logger.Info("zfs refused part of a listing; asking without it", "err", err, "next", "zfs "+strings.Join(next.args(), " "))
 			q = next
 			continue
 		}
 		c.mu.Lock()
-		c.datasets = q
+		*learned = q
 		c.mu.Unlock()
-		return parseDatasets(out, q)
+		return parseListing(out, q)
 	}
 }
 
 // without is q less what zfs refused in err, whose message holds the
 // first line zfs printed on stderr: -p, or a property it does not know.
-func (q datasetQuery) without(err error) (datasetQuery, bool) {
+func (q listing) without(err error) (listing, bool) {
 	msg := err.Error()
 	if !q.get && strings.Contains(msg, "invalid option 'p'") {
-		return datasetQuery{get: true, properties: q.properties}, true
+		q.get = true
+		return q, true
 	}
 	_, property, ok := strings.Cut(msg, "bad property list: invalid property '")
 	property, _, closed := strings.Cut(property, "'")
 	if !ok || !closed || property == "name" || property == "type" || !slices.Contains(q.properties, property) {
 		return q, false
 	}
-	rest := slices.DeleteFunc(slices.Clone(q.properties), func(p string) bool { return p == property })
-	return datasetQuery{get: q.get, properties: rest}, true
+	q.properties = slices.DeleteFunc(slices.Clone(q.properties), func(p string) bool { return p == property })
+	return q, true
 }
 
-func parseDatasets(out []byte, q datasetQuery) (*dataset.List, error) {
+func parseListing(out []byte, q listing) (*dataset.List, error) {
 	var (
 		l   *dataset.List
 		err error
@@ -110,10 +122,7 @@ func parseDatasets(out []byte, q datasetQuery) (*dataset.List, error) {
 	}
 	if q.get {
 		typ := l.Column("type")
-		l.Datasets = slices.DeleteFunc(l.Datasets, func(d dataset.Dataset) bool {
-			t := d.Value(typ)
-			return t != "filesystem" && t != "volume"
-		})
+		l.Datasets = slices.DeleteFunc(l.Datasets, func(d dataset.Dataset) bool { return !q.keep(d, typ) })
 	}
 	return l, nil
 }

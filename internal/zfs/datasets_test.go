@@ -47,7 +47,7 @@ func TestDatasetsLearnWhatZFSFuseTakes(t *testing.T) {
 	if _, err := client.Datasets(ctx); err != nil {
 		t.Fatal(err)
 	}
-	last := "zfs get -Hp -o name,property,value type,used,available,referenced,usedbydataset,usedbychildren,usedbysnapshots,usedbyrefreservation,quota,refquota,reservation,refreservation,volsize,compressratio,mounted,compression,recordsize,volblocksize,atime,dedup,primarycache,origin,mountpoint"
+	last := "zfs get -Hp -o name,property,value type,used,available,referenced,usedbydataset,usedbychildren,usedbysnapshots,usedbyrefreservation,quota,refquota,reservation,refreservation,volsize,compressratio,mounted,canmount,compression,recordsize,volblocksize,atime,dedup,primarycache,origin,mountpoint"
 	if n := run.runs(last); n != 2 {
 		t.Errorf("%q ran %d times, want once a listing", last, n)
 	}
@@ -65,5 +65,39 @@ func TestDatasetsWithoutZFS(t *testing.T) {
 	}
 	if st := client.Freshness()[SourceDatasets]; st.Up {
 		t.Errorf("freshness of %s up without zfs", SourceDatasets)
+	}
+}
+
+// zfs-fuse refuses `zfs list -p` for snapshots too: the first listing
+// learns that and reads them from zfs get, which prints every dataset
+// beside the snapshots; the next asks zfs get at once.
+func TestSnapshotsLearnWhatZFSFuseTakes(t *testing.T) {
+	client, run := replayClient(t, "dataset/testdata/zfs-fuse")
+	ctx := context.Background()
+	for range 2 {
+		l, err := client.Snapshots(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, d := range l.Datasets {
+			names = append(names, d.Name)
+		}
+		want := []string{"cds/nested@all", "cds/nested/child@all", "cds/plain@first", "cds/plain@second"}
+		if !slices.Equal(names, want) {
+			t.Errorf("snapshots %v, want %v", names, want)
+		}
+		if got := l.Datasets[2].Value(l.Column("creation")); got != "1796217632" {
+			t.Errorf("creation of cds/plain@first %q", got)
+		}
+	}
+	if n := run.runs("zfs list -Hp -t snapshot -o name,creation,used,referenced"); n != 1 {
+		t.Errorf("zfs list -p tried %d times, want once", n)
+	}
+	if n := run.runs("zfs get -Hp -o name,property,value creation,used,referenced"); n != 2 {
+		t.Errorf("zfs get ran %d times, want once a listing", n)
+	}
+	if st := client.Freshness()[SourceSnapshots]; !st.Up || st.LastSuccess.IsZero() {
+		t.Errorf("freshness of %s: %+v", SourceSnapshots, st)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/zpool-exporter/zpool_exporter/internal/e2e"
 	"github.com/zpool-exporter/zpool_exporter/internal/zfs"
@@ -47,11 +48,17 @@ func datasets(t *testing.T, mnt string) {
 	if err := os.WriteFile(filepath.Join(mnt, "mir", "ds", "gzip", "text"), []byte(strings.Repeat("zpool_exporter datasets\n", 200000)), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// Snapshots taken over time: creation times are in seconds.
 	zfsRun("snapshot", base+"/quota@first")
+	time.Sleep(1100 * time.Millisecond)
+	writeRandom(t, filepath.Join(mnt, "mir", "ds", "quota", "more"), 2)
+	zfsRun("snapshot", "-r", base+"@second")
 	run(t, "sync")
 	captureAs(t, "12-datasets", "zfs_list_-Hp", "zfs", "list", "-Hp", "-t", "filesystem,volume", "-o", strings.Join(zfs.DatasetProperties, ","))
 	captureAs(t, "12-datasets", "zfs_list_-j", "zfs", "list", "-j", "--json-int", "-t", "filesystem,volume", "-o", strings.Join(zfs.DatasetProperties, ","))
 	captureAs(t, "12-datasets", "zfs_get_-Hp", "zfs", "get", "-Hp", "-o", "name,property,value", strings.Join(zfs.DatasetProperties[1:], ","))
+	captureAs(t, "12-datasets", "zfs_list_-Hp_snapshots", "zfs", "list", "-Hp", "-t", "snapshot", "-o", strings.Join(zfs.SnapshotProperties, ","))
+	captureAs(t, "12-datasets", "zfs_list_-j_snapshots", "zfs", "list", "-j", "--json-int", "-t", "snapshot", "-o", strings.Join(zfs.SnapshotProperties, ","))
 
 	var props []string
 	for p := range e2e.DatasetFigures {
@@ -68,12 +75,15 @@ func datasets(t *testing.T, mnt string) {
 		}
 		return e2e.Parse(t, string(out))
 	}
+	snapshots := func() string {
+		return zfsRun("get", "-Hp", "-r", "-o", "name,property,value", "creation,used", base)
+	}
 	var m e2e.Metrics
-	var before string
+	var before, snapshotsBefore string
 	for try := 0; ; try++ {
-		before = get()
+		before, snapshotsBefore = get(), snapshots()
 		m = once()
-		if get() == before {
+		if get() == before && snapshots() == snapshotsBefore {
 			break
 		}
 		if try == 10 {
@@ -83,6 +93,9 @@ func datasets(t *testing.T, mnt string) {
 	if n := e2e.CompareDatasets(t, m, before); n < 50 {
 		t.Errorf("%d figures compared, want those of 6 datasets", n)
 	}
+	if n := e2e.CompareSnapshots(t, m, snapshotsBefore); n != 6 {
+		t.Errorf("snapshots of %d datasets compared, want 6", n)
+	}
 	for _, c := range []struct {
 		metric string
 		labels map[string]string
@@ -90,10 +103,13 @@ func datasets(t *testing.T, mnt string) {
 	}{
 		{"zfs_dataset_volume_size_bytes", map[string]string{"dataset": base + "/vol"}, 16 << 20},
 		{"zfs_dataset_info", map[string]string{"dataset": base + "/vol", "type": "volume"}, 1},
-		{"zfs_dataset_info", map[string]string{"dataset": base + "/enc", "encryption": "aes-256-gcm"}, 1},
+		{"zfs_dataset_info", map[string]string{"dataset": base + "/enc", "encryption": "aes-256-gcm", "canmount": "on"}, 1},
 		{"zfs_dataset_key_available", map[string]string{"dataset": base + "/enc"}, 1},
 		{"zfs_dataset_mounted", map[string]string{"dataset": base + "/enc"}, 1},
 		{"zfs_exporter_source_up", map[string]string{"source": zfs.SourceDatasets}, 1},
+		{"zfs_exporter_source_up", map[string]string{"source": zfs.SourceSnapshots}, 1},
+		{"zfs_dataset_snapshots", map[string]string{"dataset": base + "/quota"}, 2},
+		{"zfs_dataset_snapshots", map[string]string{"dataset": base + "/vol"}, 1},
 	} {
 		if v, ok := m.Get(c.metric, c.labels); !ok || v != c.want {
 			t.Errorf("%s%v = %v (present %v), want %v", c.metric, c.labels, v, ok, c.want)

@@ -35,7 +35,7 @@ fill() { dd if=/dev/urandom of="$1" bs=1M count="$2" status=none; sync; }
 
 # Every property the dataset listing asks for, in its order
 # (internal/zfs/datasets.go).
-props=type,used,available,referenced,logicalused,logicalreferenced,written,usedbydataset,usedbychildren,usedbysnapshots,usedbyrefreservation,quota,refquota,reservation,refreservation,volsize,compressratio,encryption,keystatus,mounted,compression,recordsize,volblocksize,atime,sync,dedup,primarycache,origin,mountpoint
+props=type,used,available,referenced,logicalused,logicalreferenced,written,usedbydataset,usedbychildren,usedbysnapshots,usedbyrefreservation,quota,refquota,reservation,refreservation,volsize,compressratio,encryption,keystatus,mounted,canmount,compression,recordsize,volblocksize,atime,sync,dedup,primarycache,origin,mountpoint
 
 truncate -s 256M "$work/d1"
 zpool create "$pool" "$work/d1" 2>/dev/null
@@ -72,4 +72,7 @@ done
 mv "$out/datasets__get-$step.txt" "$out/datasets__get-Hp.txt"
 # The same figures rounded, as zfs list prints them, for the tests.
 capture datasets list-H zfs list -H -t filesystem,volume -o "name,$props"
-capture datasets get-snapshots zfs get -Hp -o name,property,value type,creation,used
+# The snapshot listing: zfs list -p is refused again, zfs get answers
+# with every dataset and snapshot.
+capture datasets snapshots-list-p zfs list -Hp -t snapshot -o name,creation,used,referenced
+capture datasets snapshots-get-Hp zfs get -Hp -o name,property,value creation,used,referenced

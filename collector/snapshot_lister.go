@@ -1,0 +1,99 @@
+package collector
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/zpool-exporter/zpool_exporter/internal/zfs"
+	"github.com/zpool-exporter/zpool_exporter/internal/zfs/dataset"
+)
+
+// SnapshotLister lists snapshots in the background, every interval, for
+// the dataset collector to read: on a host of many snapshots the listing
+// takes minutes, and a scrape must never wait for it. Scrapes read the
+// last listing that worked; its age is the freshness of
+// zfs_list_snapshots.
+type SnapshotLister struct {
+	client      *zfs.Client
+	interval    time.Duration
+	perSnapshot bool
+	logger      *slog.Logger
+
+	needed   chan struct{} // closed by Need
+	needOnce sync.Once
+
+	mu   sync.Mutex
+	last *snapshotListing // nil until a listing worked
+}
+
+// snapshotListing is one listing, summed up by dataset, with every
+// snapshot kept when they are exported one by one.
+type snapshotListing struct {
+	byDataset map[string]dataset.Snapshots
+	each      *dataset.List // nil unless perSnapshot
+}
+
+// NewSnapshotLister returns a lister; Run starts it. perSnapshot keeps
+// each snapshot for a series of its own.
+func NewSnapshotLister(client *zfs.Client, interval time.Duration, perSnapshot bool, logger *slog.Logger) *SnapshotLister {
+	return &SnapshotLister{client: client, interval: interval, perSnapshot: perSnapshot, logger: logger, needed: make(chan struct{})}
+}
+
+// Need starts the listings, if they have not started: no zfs runs before
+// a collector reads the lister.
+func (s *SnapshotLister) Need() { s.needOnce.Do(func() { close(s.needed) }) }
+
+// Run lists snapshots from the first call of Need until ctx ends, a
+// listing every interval from the start of the last, each under a
+// deadline of one interval. It returns once the listing in progress, if
+// any, has ended: its zfs is killed when ctx ends.
+func (s *SnapshotLister) Run(ctx context.Context) {
+	select {
+	case <-ctx.Done():
+		return
+	case <-s.needed:
+	}
+	for {
+		began := time.Now()
+		listCtx, cancel := context.WithTimeout(ctx, s.interval)
+		if err := s.List(listCtx); err != nil && ctx.Err() == nil {
+			s.logger.Warn("listing snapshots failed; scrapes keep the last listing", "err", err, "next_in", s.interval-time.Since(began))
+		}
+		cancel()
+		wait := time.NewTimer(s.interval - time.Since(began))
+		select {
+		case <-ctx.Done():
+			wait.Stop()
+			return
+		case <-wait.C:
+		}
+	}
+}
+
+// List lists the snapshots now, under ctx, and keeps the listing for the
+// scrapes that follow when it works.
+func (s *SnapshotLister) List(ctx context.Context) error {
+	began := time.Now()
+	l, err := s.client.Snapshots(ctx)
+	if err != nil {
+		return err
+	}
+	listing := &snapshotListing{byDataset: dataset.SummarizeSnapshots(l)}
+	if s.perSnapshot {
+		listing.each = l
+	}
+	s.mu.Lock()
+	s.last = listing
+	s.mu.Unlock()
+	s.logger.Debug("listed snapshots", "snapshots", len(l.Datasets), "datasets", len(listing.byDataset), "duration", time.Since(began))
+	return nil
+}
+
+// latest is the last listing that worked, or nil.
+func (s *SnapshotLister) latest() *snapshotListing {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.last
+}
