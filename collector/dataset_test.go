@@ -67,21 +67,21 @@ func TestDatasetCollector(t *testing.T) {
 			{"zfs_exporter_datasets_left_out", nil, 0},
 			// Snapshots @first and @second, taken 2 s apart.
 			{"zfs_dataset_snapshots", map[string]string{"dataset": "cds/plain"}, 2},
-			{"zfs_dataset_oldest_snapshot_timestamp_seconds", map[string]string{"dataset": "cds/plain"}, 1796217632},
-			{"zfs_dataset_newest_snapshot_timestamp_seconds", map[string]string{"dataset": "cds/plain"}, 1796217634},
+			{"zfs_dataset_oldest_snapshot_timestamp_seconds", map[string]string{"dataset": "cds/plain"}, 1796218584},
+			{"zfs_dataset_newest_snapshot_timestamp_seconds", map[string]string{"dataset": "cds/plain"}, 1796218586},
 			{"zfs_dataset_snapshots_used_bytes", map[string]string{"dataset": "cds/plain"}, 90112},
 			{"zfs_dataset_snapshots", map[string]string{"dataset": "cds/gzip"}, 0},
 			{"zfs_snapshot_used_bytes", map[string]string{"dataset": "cds/plain", "snapshot": "first"}, 90112},
 			{"zfs_snapshot_referenced_bytes", map[string]string{"dataset": "cds/plain", "snapshot": "second"}, 12713984},
-			{"zfs_snapshot_creation_timestamp_seconds", map[string]string{"dataset": "cds/nested/child", "snapshot": "all"}, 1796217635},
+			{"zfs_snapshot_creation_timestamp_seconds", map[string]string{"dataset": "cds/nested/child", "snapshot": "all"}, 1796218586},
 			{"zfs_exporter_source_up", map[string]string{"source": "zfs_list_snapshots"}, 1},
 		},
 		absent: [][2]string{
-			{"zfs_dataset_quota_bytes", "cds/plain"},        // none
-			{"zfs_dataset_volume_size_bytes", "cds/plain"},  // a filesystem
-			{"zfs_dataset_key_available", "cds/plain"},      // zfs-fuse has no encryption
-			{"zfs_dataset_used_bytes", "cds/plain@first"},   // a snapshot
-			{"zfs_dataset_logical_used_bytes", "cds/plain"}, // unknown to zfs-fuse
+			{"zfs_dataset_quota_bytes", "cds/plain"},                      // none
+			{"zfs_dataset_volume_size_bytes", "cds/plain"},                // a filesystem
+			{"zfs_dataset_key_available", "cds/plain"},                    // zfs-fuse has no encryption
+			{"zfs_dataset_used_bytes", "cds/plain@first"},                 // a snapshot
+			{"zfs_dataset_logical_used_bytes", "cds/plain"},               // unknown to zfs-fuse
 			{"zfs_dataset_newest_snapshot_timestamp_seconds", "cds/gzip"}, // no snapshots
 		},
 	}, {

@@ -79,4 +79,3 @@ func TestSnapshotListerRunsInTheBackground(t *testing.T) {
 		t.Fatal("Run did not return after its context ended")
 	}
 }
-

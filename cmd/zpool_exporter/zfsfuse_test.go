@@ -352,4 +352,3 @@ func TestZFSFuseSnapshotsInTheBackground(t *testing.T) {
 	}
 	e.Quit(t)
 }
-

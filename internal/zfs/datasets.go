@@ -26,17 +26,34 @@ var DatasetProperties = []string{
 	"mountpoint",
 }
 
-// listing is how this zfs is asked for one kind of dataset: `zfs list
-// -Hp` where it takes -p (OpenZFS 0.7 on, FreeBSD, illumos), else `zfs get
-// -Hp` (zfs-fuse, old Solaris), with the properties it knows.
+// listing is how this zfs is asked for one kind of dataset, and with
+// which of the properties asked for, as learned from what it refused.
 type listing struct {
 	types      string // of zfs list -t: "filesystem,volume" or "snapshot"
-	get        bool
+	form       listForm
 	properties []string // starting with name
 }
 
+// listForm is a form of the listing command, best first.
+type listForm int
+
+const (
+	// `zfs list -j --json-int` (OpenZFS 2.3 on): no value can be
+	// mistaken for a separator, a mountpoint holding a tab or a newline
+	// included.
+	formJSON listForm = iota
+	// `zfs list -Hp`: exact, where -p is taken (OpenZFS 0.7 on, FreeBSD,
+	// illumos).
+	formList
+	// `zfs get -Hp`: where zfs list takes no -p (zfs-fuse, old Solaris).
+	formGet
+)
+
 func (q listing) args() []string {
-	if q.get {
+	switch q.form {
+	case formJSON:
+		return []string{"list", "-j", "--json-int", "-t", q.types, "-o", strings.Join(q.properties, ",")}
+	case formGet:
 		// zfs get has no -t everywhere: every kind comes, and keep drops
 		// the others.
 		return []string{"get", "-Hp", "-o", "name,property,value", strings.Join(q.properties[1:], ",")}
@@ -83,19 +100,32 @@ func (c *Client) list(ctx context.Context, learned *listing) (*dataset.List, err
 			q = next
 			continue
 		}
+		l, err := parseListing(out, q)
+		if err != nil && q.form == formJSON {
+			// JSON this exporter cannot read: the text of zfs list is as
+			// exact.
+			q.form = formList
+			c.logger.Warn("cannot read zfs's JSON listing; asking for text instead", "err", err, "next", "zfs "+strings.Join(q.args(), " "))
+			continue
+		}
 		c.mu.Lock()
 		*learned = q
 		c.mu.Unlock()
-		return parseListing(out, q)
+		return l, err
 	}
 }
 
 // without is q less what zfs refused in err, whose message holds the
-// first line zfs printed on stderr: -p, or a property it does not know.
+// first line zfs printed on stderr: -j, -p, or a property it does not
+// know.
 func (q listing) without(err error) (listing, bool) {
 	msg := err.Error()
-	if !q.get && strings.Contains(msg, "invalid option 'p'") {
-		q.get = true
+	switch {
+	case q.form == formJSON && strings.Contains(msg, "invalid option 'j'"):
+		q.form = formList
+		return q, true
+	case q.form == formList && strings.Contains(msg, "invalid option 'p'"):
+		q.form = formGet
 		return q, true
 	}
 	_, property, ok := strings.Cut(msg, "bad property list: invalid property '")
@@ -112,15 +142,18 @@ func parseListing(out []byte, q listing) (*dataset.List, error) {
 		l   *dataset.List
 		err error
 	)
-	if q.get {
+	switch q.form {
+	case formJSON:
+		l, err = dataset.ParseJSON(bytes.NewReader(out), q.properties)
+	case formGet:
 		l, err = dataset.ParseGet(bytes.NewReader(out), q.properties[1:])
-	} else {
+	default:
 		l, err = dataset.ParseList(bytes.NewReader(out), q.properties)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("parsing output of `zfs %s`: %w", strings.Join(q.args(), " "), err)
 	}
-	if q.get {
+	if q.form == formGet {
 		typ := l.Column("type")
 		l.Datasets = slices.DeleteFunc(l.Datasets, func(d dataset.Dataset) bool { return !q.keep(d, typ) })
 	}

@@ -7,10 +7,10 @@ import (
 	"testing"
 )
 
-// zfs-fuse takes no `zfs list -p` and knows six of the properties asked
-// for: the first listing learns that, one refusal a run, as recorded on a
-// real zfs-fuse, and reads its filesystems through zfs get; the next
-// asks once.
+// zfs-fuse takes neither `zfs list -j` nor `zfs list -p` and knows six of
+// the properties asked for: the first listing learns that, one refusal a
+// run, as recorded on a real zfs-fuse, and reads its filesystems through
+// zfs get; the next asks once.
 func TestDatasetsLearnWhatZFSFuseTakes(t *testing.T) {
 	client, run := replayClient(t, "dataset/testdata/zfs-fuse")
 	ctx := context.Background()
@@ -41,8 +41,8 @@ func TestDatasetsLearnWhatZFSFuseTakes(t *testing.T) {
 			runs += run.runs(line)
 		}
 	}
-	if runs != 8 {
-		t.Errorf("%d zfs runs to learn, want 8: list -p, then get refused for each of six properties, then answered", runs)
+	if runs != 9 {
+		t.Errorf("%d zfs runs to learn, want 9: list -j, list -p, then get refused for each of six properties, then answered", runs)
 	}
 	if _, err := client.Datasets(ctx); err != nil {
 		t.Fatal(err)
@@ -87,7 +87,7 @@ func TestSnapshotsLearnWhatZFSFuseTakes(t *testing.T) {
 		if !slices.Equal(names, want) {
 			t.Errorf("snapshots %v, want %v", names, want)
 		}
-		if got := l.Datasets[2].Value(l.Column("creation")); got != "1796217632" {
+		if got := l.Datasets[2].Value(l.Column("creation")); got != "1796218584" {
 			t.Errorf("creation of cds/plain@first %q", got)
 		}
 	}
