@@ -2,6 +2,8 @@ package zfs
 
 import (
 	"context"
+	"fmt"
+	"log/slog"
 	"slices"
 	"strings"
 	"testing"
@@ -99,5 +101,43 @@ func TestSnapshotsLearnWhatZFSFuseTakes(t *testing.T) {
 	}
 	if st := client.Freshness()[SourceSnapshots]; !st.Up || st.LastSuccess.IsZero() {
 		t.Errorf("freshness of %s: %+v", SourceSnapshots, st)
+	}
+}
+
+// answers is a zfs that prints a fixed output for each command line.
+type answers map[string]string
+
+func (a answers) Run(_ context.Context, name string, args ...string) ([]byte, error) {
+	line := name + " " + strings.Join(args, " ")
+	out, ok := a[line]
+	if !ok {
+		return nil, fmt.Errorf("%s: exit status 2: unexpected command line", line)
+	}
+	return []byte(out), nil
+}
+
+// JSON that this exporter cannot read is not the end of the listing: the
+// text of zfs list is as exact, and asked for from then on.
+func TestDatasetsFallBackToTextFromUnreadableJSON(t *testing.T) {
+	props := strings.Join(DatasetProperties, ",")
+	list := "zfs list -j --json-int -t filesystem,volume -o " + props
+	text := "zfs list -Hp -t filesystem,volume -o " + props
+	row := "tank\tfilesystem" + strings.Repeat("\t-", len(DatasetProperties)-3) + "\t/tank\n"
+	run := &countingRunner{Runner: answers{list: `{"output_version": {"command": "zfs list"}, "datasets": [`, text: row}, lines: map[string]int{}}
+	client := New(Config{Runner: run}, slog.New(slog.DiscardHandler))
+	for range 2 {
+		l, err := client.Datasets(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(l.Datasets) != 1 || l.Datasets[0].Name != "tank" {
+			t.Fatalf("datasets %+v, want tank", l.Datasets)
+		}
+	}
+	if n := run.runs(list); n != 1 {
+		t.Errorf("zfs list -j ran %d times, want once", n)
+	}
+	if n := run.runs(text); n != 2 {
+		t.Errorf("zfs list -Hp ran %d times, want once a listing", n)
 	}
 }
