@@ -58,6 +58,11 @@ func TestPrometheusDashboardsAndAlerts(t *testing.T) {
 	raidzLeaf := filepath.Join(z.Dir, "r1")
 	e2e.WriteRandom(t, filepath.Join(raidzMnt, "data"), 48)
 	e2e.WriteRandom(t, filepath.Join(flakyMnt, "before"), 4)
+	// A dataset with a quota and a refquota, and a snapshot, for the
+	// datasets dashboard and the quota alert.
+	quotaDS := stripe + "/quota"
+	zfsCommand(t, "create", "-o", "quota=32M", "-o", "refquota=40M", quotaDS)
+	zfsCommand(t, "snapshot", quotaDS+"@start")
 	logPhase("creating the zfs-fuse pools")
 
 	// The replays: real OpenZFS 2.3.2 pools in three states with their
@@ -80,7 +85,8 @@ func TestPrometheusDashboardsAndAlerts(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	host := e2e.Start(t, exporterBin, nil, "--zpool.iostat-interval=1s", "--web.enable-benchmark-api")
+	host := e2e.Start(t, exporterBin, nil, "--zpool.iostat-interval=1s", "--web.enable-benchmark-api",
+		"--collector.dataset", "--collector.dataset.snapshot-interval=2s", "--collector.dataset.per-snapshot")
 	// A replay has no disks or CPU to show: those come from the zfs-fuse
 	// exporter.
 	replayArgs := []string{"--zpool.replay-step=4s", "--zpool.iostat-interval=1s", "--no-collector.disk", "--no-collector.cpu"}
@@ -129,6 +135,8 @@ func TestPrometheusDashboardsAndAlerts(t *testing.T) {
 	e2e.Zpool(t, "scrub", raidz)
 	e2e.Zpool(t, "scrub", mirror)
 	e2e.WriteRandom(t, filepath.Join(stripeMnt, "more"), 16)
+	// 30 of the 32 MiB quota: past the 90 % of ZFSDatasetQuotaNearlyFull.
+	e2e.WriteRandom(t, filepath.Join(stripeMnt, "quota", "data"), 30)
 	writeKstats(t, captures, "11-cleared", filepath.Join(capturesReplay, "kstat"))
 	for what, expr := range map[string]string{
 		"write errors on " + flakyB:         fmt.Sprintf(`zfs_vdev_write_errors_total{pool=%q, vdev=%q} > 0`, flaky, filepath.Base(flakyB)),
@@ -141,6 +149,7 @@ func TestPrometheusDashboardsAndAlerts(t *testing.T) {
 		"the replayed txgs moving on":       `increase(zfs_pool_txg_sync_seconds_count{pool="r10"}[5m]) > 0`,
 		"a replayed running scan":           `zfs_scan_state{state="scanning"} == 1`,
 		"the benchmark window":              `zfs_benchmark_window_active{name="end-to-end writes"} == 1`,
+		"the snapshot of " + quotaDS:        fmt.Sprintf(`zfs_dataset_snapshots{dataset=%q} == 1`, quotaDS),
 	} {
 		prom.waitSeries(t, 90*time.Second, what, expr)
 	}
@@ -225,11 +234,35 @@ func TestPrometheusDashboardsAndAlerts(t *testing.T) {
 		})
 	})
 	logPhase("offlining a leaf of the mirror")
+
+	// Raising the quota ends the alert.
+	t.Run("a dataset near its quota fires ZFSDatasetQuotaNearlyFull", func(t *testing.T) {
+		a := hook.wait(t, 90*time.Second, "ZFSDatasetQuotaNearlyFull firing for "+quotaDS, func(a webhookAlert) bool {
+			return a.Status == "firing" && a.Labels["alertname"] == "ZFSDatasetQuotaNearlyFull" && a.Labels["dataset"] == quotaDS
+		})
+		checkAnnotations(t, a, quotaDS)
+		if a.Labels["quota"] != "quota" || a.Labels["severity"] != "warning" {
+			t.Errorf("ZFSDatasetQuotaNearlyFull labels %v, want quota quota and severity warning", a.Labels)
+		}
+		zfsCommand(t, "set", "quota=128M", quotaDS)
+		hook.wait(t, 90*time.Second, "ZFSDatasetQuotaNearlyFull resolved for "+quotaDS, func(a webhookAlert) bool {
+			return a.Status == "resolved" && a.Labels["alertname"] == "ZFSDatasetQuotaNearlyFull" && a.Labels["dataset"] == quotaDS
+		})
+	})
+	logPhase("filling a dataset to its quota")
 	if dir := os.Getenv("ZPE_PICTURES"); dir != "" {
 		drawDashboards(t, prom, host.URL, began, dir, mirrorMnt, stripeMnt)
 		logPhase("drawing the dashboards")
 	}
 	t.Logf("whole test: %s", time.Since(began).Round(time.Second))
+}
+
+// zfsCommand runs zfs, failing the test when it fails.
+func zfsCommand(t *testing.T, args ...string) {
+	t.Helper()
+	if out, err := exec.Command("zfs", args...).CombinedOutput(); err != nil {
+		t.Fatalf("zfs %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
 }
 
 // drawDashboards runs a few minutes of benchmark-like writes and reads on
@@ -263,11 +296,12 @@ func drawDashboards(t *testing.T, p *prom, host string, began time.Time, dir str
 			t.Fatalf("drawing the dashboards: %v\n%s", err, out)
 		}
 	}
-	// The pools, I/O and benchmark pictures show the zfs-fuse pools alone:
-	// a replay's counters start over at each round of its steps. Running
-	// scans only come from the replays.
+	// The pools, I/O, benchmark and datasets pictures show the zfs-fuse
+	// pools alone: a replay's counters start over at each round of its
+	// steps, and replays list no datasets. Running scans only come from
+	// the replays.
 	draw("-var", "instance="+strings.TrimPrefix(host, "http://"),
-		"out/dashboards/zfs-pools.json", "out/dashboards/zfs-io.json", "out/dashboards/zfs-benchmark.json")
+		"out/dashboards/zfs-pools.json", "out/dashboards/zfs-io.json", "out/dashboards/zfs-benchmark.json", "out/dashboards/zfs-datasets.json")
 	draw("out/dashboards/zfs-scans.json")
 	t.Logf("dashboards drawn into %s", abs)
 }
@@ -841,6 +875,10 @@ var noSeries = []struct {
 		[]string{"zfs_disk_wait_service_time_seconds", "zfs_disk_active_service_time_seconds", "zfs_disk_wait_queue_length", "zfs_disk_active_queue_length", "zfs_disk_wait_busy_ratio"},
 		"illumos and Solaris iostat -xn: a Linux build reads /proc/diskstats and runs no other OS's iostat sampler",
 	},
+	{
+		[]string{"zfs_dataset_logical_used_bytes", "zfs_dataset_logical_referenced_bytes"},
+		"zfs-fuse's zfs knows no logicalused or logicalreferenced; the OpenZFS walk's datasets scenario exports them",
+	},
 }
 
 // allowedEmpty returns why expr may give no series, or "".
@@ -865,6 +903,7 @@ func expandVariables(expr string, w queryWindow) (string, error) {
 	values := map[string]string{
 		"instance":        ".*",
 		"pool":            ".*",
+		"dataset":         ".*",
 		"datasource":      "prometheus",
 		"__interval":      w.step.String(),
 		"__rate_interval": "15s",
@@ -895,8 +934,8 @@ func dashboardQueries(t *testing.T) (queries []dashboardQuery, variables map[str
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(files) < 4 {
-		t.Fatalf("found %d dashboards in %s, want 4", len(files), mixinDir)
+	if len(files) < 5 {
+		t.Fatalf("found %d dashboards in %s, want 5", len(files), mixinDir)
 	}
 	variables = map[string]string{}
 	for _, path := range files {

@@ -37,6 +37,7 @@ func Boards() []Board {
 		{"zfs-io.json", "zfs-io", ioBoard},
 		{"zfs-benchmark.json", "zfs-benchmark", benchmarkBoard},
 		{"zfs-scans.json", "zfs-scans", scansBoard},
+		{"zfs-datasets.json", "zfs-datasets", datasetsBoard},
 	}
 }
 
@@ -92,6 +93,12 @@ func (s sel) join(parts []string, extra []string) string {
 // pool selects a pool-scoped metric of the chosen instances and pools.
 func (s sel) pool(extra ...string) string {
 	return s.join([]string{`instance=~"$instance"`, `pool=~"$pool"`}, extra)
+}
+
+// dataset selects a dataset-scoped metric of the chosen instances, pools
+// and datasets (the datasets dashboard's variable).
+func (s sel) dataset(extra ...string) string {
+	return s.join([]string{`instance=~"$instance"`, `pool=~"$pool"`, `dataset=~"$dataset"`}, extra)
 }
 
 // host selects a host-wide metric (ARC, CPU) of the chosen instances.
@@ -168,11 +175,15 @@ func (qu query) build(ref string) *prometheus.DataqueryBuilder {
 // row (a metric name left on it would be one more label to match).
 func cell(keys, expr string) query { return tq(fmt.Sprintf("max by (%s) (%s)", keys, expr)) }
 
-// Keys of the rows of the tables: a pool, a vdev, a scan.
+// Keys of the rows of the tables: a pool, a vdev, a scan, a dataset, a
+// snapshot, a source of the exporter.
 const (
-	poolKeys = "job, instance, pool"
-	vdevKeys = "job, instance, pool, vdev"
-	scanKeys = "job, instance, pool, function, vdev"
+	poolKeys     = "job, instance, pool"
+	vdevKeys     = "job, instance, pool, vdev"
+	scanKeys     = "job, instance, pool, function, vdev"
+	datasetKeys  = "job, instance, pool, dataset"
+	snapshotKeys = "job, instance, pool, dataset, snapshot"
+	sourceKeys   = "job, instance, source"
 	// windowKeys are the labels of a benchmark window.
 	windowKeys = "job, instance, window, name, pool"
 )

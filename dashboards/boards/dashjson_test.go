@@ -77,11 +77,24 @@ func (a annotation) grafanaTags() bool {
 	return a.Datasource != nil && *a.Datasource == grafanaDS && a.Target != nil && a.Target.Type == "tags"
 }
 
+// link is a dashboard link; type dashboards lists the dashboards that
+// carry its tags.
+type link struct {
+	Title       string   `json:"title"`
+	Type        string   `json:"type"`
+	Tags        []string `json:"tags"`
+	AsDropdown  bool     `json:"asDropdown"`
+	IncludeVars bool     `json:"includeVars"`
+	KeepTime    bool     `json:"keepTime"`
+}
+
 type board struct {
 	file       string
-	UID        string  `json:"uid"`
-	Title      string  `json:"title"`
-	Panels     []panel `json:"panels"`
+	UID        string   `json:"uid"`
+	Title      string   `json:"title"`
+	Tags       []string `json:"tags"`
+	Links      []link   `json:"links"`
+	Panels     []panel  `json:"panels"`
 	Templating struct {
 		List []variable `json:"list"`
 	} `json:"templating"`

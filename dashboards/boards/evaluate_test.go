@@ -101,6 +101,29 @@ var mustReturn = map[string]bool{
 	"zfs-benchmark.json Benchmark runs A":             true,
 	"zfs-benchmark.json Benchmark runs B":             true,
 	"zfs-benchmark.json Benchmark runs C":             true,
+	// The dataset goldens: a quota and a refquota, compression, the cap,
+	// the listing of datasets.
+	"zfs-datasets.json Datasets A":                  true,
+	"zfs-datasets.json Datasets G":                  true,
+	"zfs-datasets.json Datasets I":                  true,
+	"zfs-datasets.json Used, top 10 A":              true,
+	"zfs-datasets.json Growth per day, top 10 A":    true,
+	"zfs-datasets.json Quota use A":                 true,
+	"zfs-datasets.json Quota use B":                 true,
+	"zfs-datasets.json Compression B":               true,
+	"zfs-datasets.json Held by snapshots, top 10 A": true,
+	"zfs-datasets.json Listings A":                  true,
+	"zfs-datasets.json Listings C":                  true,
+	"zfs-datasets.json Datasets left out A":         true,
+	// Snapshots of zfs-fuse, one by one too.
+	"zfs-datasets.json Snapshots by dataset A":            true,
+	"zfs-datasets.json Snapshots by dataset D":            true,
+	"zfs-datasets.json Snapshots by dataset F":            true,
+	"zfs-datasets.json Snapshot count, top 10 A":          true,
+	"zfs-datasets.json Newest snapshot age, stalest 10 A": true,
+	"zfs-datasets.json Largest snapshots A":               true,
+	"zfs-datasets.json Largest snapshots B":               true,
+	"zfs-datasets.json Largest snapshots C":               true,
 }
 
 // benchInstance is the instance of the benchmark windows' input series.
@@ -124,7 +147,7 @@ var benchmarkWindows = []map[string]string{
 // mustReturn give series.
 func TestQueriesEvaluateOnGoldenSeries(t *testing.T) {
 	bin := contract.Promtool(t)
-	vals := map[string]string{"instance": ".+", "pool": ".+", "__rate_interval": "5m", "__interval": "1m", "__range": "1h"}
+	vals := map[string]string{"instance": ".+", "pool": ".+", "dataset": ".+", "__rate_interval": "5m", "__interval": "1m", "__range": "1h"}
 
 	type evalCase struct{ where, key string }
 	var cases []evalCase

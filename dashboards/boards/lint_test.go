@@ -161,6 +161,7 @@ func TestUIDsStableAndUnique(t *testing.T) {
 		"zfs-io.json":        "zfs-io",
 		"zfs-benchmark.json": "zfs-benchmark",
 		"zfs-scans.json":     "zfs-scans",
+		"zfs-datasets.json":  "zfs-datasets",
 	}
 	seen := map[string]string{}
 	bs := decodeAll(t)
@@ -308,5 +309,35 @@ func TestBenchmarkRunRegionsShown(t *testing.T) {
 		if want[b.file] && n != 1 {
 			t.Errorf("%s: %d tag queries of Grafana's annotations, want 1", b.file, n)
 		}
+	}
+}
+
+// The dashboards link each other through one dropdown: a link of type
+// dashboards on the tag every one of them carries, which keeps the time
+// range and the variables. A new dashboard is in every other's dropdown,
+// and they are all in its own, so that the pools and datasets dashboards
+// (and the others) lead to each other.
+func TestDashboardsLinkEachOther(t *testing.T) {
+	const tag = "zfs"
+	bs := decodeAll(t)
+	for _, b := range bs {
+		if !slices.Contains(b.Tags, tag) {
+			t.Errorf("%s: tags %q lack %q: the other dashboards do not link to it", b.file, b.Tags, tag)
+		}
+		found := false
+		for _, l := range b.Links {
+			if l.Type == "dashboards" && slices.Equal(l.Tags, []string{tag}) {
+				found = true
+				if !l.IncludeVars || !l.KeepTime {
+					t.Errorf("%s: link %q does not carry the variables (%v) and the time range (%v)", b.file, l.Title, l.IncludeVars, l.KeepTime)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("%s: no link of type dashboards on tag %q: it does not link to the others", b.file, tag)
+		}
+	}
+	if len(bs) < 2 {
+		t.Fatalf("%d dashboards", len(bs))
 	}
 }

@@ -18,6 +18,18 @@ type Config struct {
 	ResilverStallFor time.Duration
 	// StaleAfter is how long a source may go without answering.
 	StaleAfter time.Duration
+	// DatasetQuotaWarning is the share (0 to 1) of a dataset's quota
+	// (used over quota) or refquota (referenced over refquota) that warns.
+	DatasetQuotaWarning float64
+	// SnapshotMaxAge is how old the newest snapshot of a dataset that has
+	// snapshots may get before its snapshot or replication job is taken
+	// for stopped.
+	SnapshotMaxAge time.Duration
+	// SnapshotListingStaleAfter is how long the snapshot listing may go
+	// without answering. The exporter lists snapshots in the background,
+	// not at every scrape, so this is StaleAfter for that one source: it
+	// must exceed the time between two listings.
+	SnapshotListingStaleAfter time.Duration
 }
 
 // Default is the configuration the committed files are generated with.
@@ -29,5 +41,9 @@ func Default() Config {
 		ScrubMaxAge:      35 * 24 * time.Hour,
 		ResilverStallFor: 30 * time.Minute,
 		StaleAfter:       5 * time.Minute,
+
+		DatasetQuotaWarning:       0.90,
+		SnapshotMaxAge:            36 * time.Hour,
+		SnapshotListingStaleAfter: time.Hour,
 	}
 }

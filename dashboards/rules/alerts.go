@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
+
+	"github.com/zpool-exporter/zpool_exporter/dashboards/config"
 )
 
 // Alert names; RUNBOOK.md has a section for each.
@@ -21,6 +24,10 @@ const (
 	AlertSourceStale          = "ZFSExporterSourceStale"
 	AlertCollectorFailing     = "ZFSExporterCollectorFailing"
 	AlertPoolMetricsAbsent    = "ZFSPoolMetricsAbsent"
+
+	AlertDatasetQuotaNearlyFull = "ZFSDatasetQuotaNearlyFull"
+	AlertSnapshotsStale         = "ZFSSnapshotsStale"
+	AlertDatasetKeyUnavailable  = "ZFSDatasetKeyUnavailable"
 )
 
 const (
@@ -32,6 +39,7 @@ func (b builder) alerts() []group {
 	return []group{
 		{Name: "zfs-pools", Rules: b.poolAlerts()},
 		{Name: "zfs-scans", Rules: b.scanAlerts()},
+		{Name: "zfs-datasets", Rules: b.datasetAlerts()},
 		{Name: "zfs-exporter", Rules: b.exporterAlerts()},
 	}
 }
@@ -173,24 +181,92 @@ and on (instance, pool, function, vdev)
 	}
 }
 
-func (b builder) exporterAlerts() []rule {
-	after := b.cfg.StaleAfter
-	lastSuccess := b.sel("zfs_exporter_source_last_success_timestamp_seconds")
+func (b builder) datasetAlerts() []rule {
+	warn := b.cfg.DatasetQuotaWarning
+	maxAge := b.cfg.SnapshotMaxAge
+	// A quota of 0 is none and gives no series; the > 0 only guards the
+	// division.
+	share := func(part, limit string) string {
+		return fmt.Sprintf("%s\n/\n(%s > 0)\n> %s", b.sel(part), b.sel(limit), strconv.FormatFloat(warn, 'f', -1, 64))
+	}
+	quota := alert(AlertDatasetQuotaNearlyFull, warning, "15m",
+		share("zfs_dataset_used_bytes", "zfs_dataset_quota_bytes"),
+		"ZFS dataset {{ $labels.dataset }} has used more than "+percent(warn)+" of its quota.",
+		"Dataset {{ $labels.dataset }} on {{ $labels.instance }} uses {{ $value | humanizePercentage }} of its quota (warning at "+percent(warn)+"), snapshots and the datasets below it included: when it is reached, writes to any of them fail with \"Disk quota exceeded\".")
+	quota.Labels["quota"] = "quota"
+	refquota := alert(AlertDatasetQuotaNearlyFull, warning, "15m",
+		share("zfs_dataset_referenced_bytes", "zfs_dataset_refquota_bytes"),
+		"ZFS dataset {{ $labels.dataset }} has used more than "+percent(warn)+" of its refquota.",
+		"Dataset {{ $labels.dataset }} on {{ $labels.instance }} refers to {{ $value | humanizePercentage }} of its refquota (warning at "+percent(warn)+"), its snapshots and the datasets below it not counted: when it is reached, writes to it fail with \"Disk quota exceeded\".")
+	refquota.Labels["quota"] = "refquota"
+
+	// Ages come from the snapshot listing, which runs in the background:
+	// while it is stale, ZFSExporterSourceStale says so, and the ages it
+	// left behind are not taken for stopped snapshot jobs.
+	stale := fmt.Sprintf(`(
+  time() - %s
+  > %s
+)
+unless on (instance)
+(
+  time() - %s
+  > %s
+)`,
+		b.sel("zfs_dataset_newest_snapshot_timestamp_seconds"), seconds(maxAge),
+		b.sel("zfs_exporter_source_last_success_timestamp_seconds", fmt.Sprintf("source=%q", config.SourceSnapshots)),
+		seconds(b.cfg.SnapshotListingStaleAfter))
+
+	return []rule{
+		quota,
+		refquota,
+		alert(AlertSnapshotsStale, warning, "30m",
+			stale,
+			"ZFS dataset {{ $labels.dataset }} has no snapshot newer than "+prose(maxAge)+".",
+			"The newest snapshot of dataset {{ $labels.dataset }} on {{ $labels.instance }} was taken {{ $value | humanizeDuration }} ago (the limit is "+prose(maxAge)+"): the job that snapshots it, or replicates snapshots to it, has stopped or no longer covers it."),
+		alert(AlertDatasetKeyUnavailable, critical, "5m",
+			// canmount=on: the dataset is meant to be mounted. noauto and
+			// off (a raw replication target, a container of datasets) are
+			// left locked on purpose.
+			fmt.Sprintf("(%s == 0)\nand on (instance, pool, dataset)\n%s",
+				b.sel("zfs_dataset_key_available"), b.sel("zfs_dataset_info", `canmount="on"`)),
+			"Encryption key of ZFS dataset {{ $labels.dataset }} is not loaded.",
+			"Dataset {{ $labels.dataset }} on {{ $labels.instance }} is encrypted, meant to be mounted (canmount=on), and its key is not loaded: it cannot be mounted, and its data can be neither read nor written until the key is loaded (zfs load-key) and the dataset mounted (zfs mount)."),
+	}
+}
+
+// sourceStale is ZFSExporterSourceStale for the sources that matcher
+// picks, which may go after without answering; snapshots tells the
+// snapshot listing, whose descriptions say what its age holds back.
+func (b builder) sourceStale(matcher string, after time.Duration, snapshots bool) []rule {
+	lastSuccess := b.sel("zfs_exporter_source_last_success_timestamp_seconds", matcher)
+	oldText := "The exporter on {{ $labels.instance }} last read {{ $labels.source }} {{ $value | humanizeDuration }} ago: the metrics that come from it are missing or old. A zpool command may hang on a suspended pool (zfs_exporter_command_hung)."
+	noneText := "The exporter on {{ $labels.instance }} has not once read {{ $labels.source }} since it started, and it has been failing for " + prose(after) + "."
+	if snapshots {
+		oldText = "The exporter on {{ $labels.instance }} last listed snapshots {{ $value | humanizeDuration }} ago (it lists them in the background; the limit is " + prose(after) + "): snapshot counts and ages are missing or old, and " + AlertSnapshotsStale + " waits for a fresh listing."
+		noneText = "The exporter on {{ $labels.instance }} has not once listed snapshots since it started, and the listing has been failing for " + prose(after) + ": snapshot counts and ages are missing, and " + AlertSnapshotsStale + " cannot fire."
+	}
 	// Two rules, told apart by last_success: a source that never answered
 	// has no last success time, and only for can tell how long it failed.
 	stale := alert(AlertSourceStale, warning, "",
 		fmt.Sprintf("time() - %s > %s", lastSuccess, seconds(after)),
 		"ZFS exporter source {{ $labels.source }} on {{ $labels.instance }} is stale.",
-		"The exporter on {{ $labels.instance }} last read {{ $labels.source }} {{ $value | humanizeDuration }} ago: the metrics that come from it are missing or old. A zpool command may hang on a suspended pool (zfs_exporter_command_hung).")
+		oldText)
 	stale.Labels["last_success"] = "old"
 	never := alert(AlertSourceStale, warning, promDuration(after),
-		fmt.Sprintf("(%s == 0)\nunless on (instance, source)\n%s", b.sel("zfs_exporter_source_up"), lastSuccess),
+		fmt.Sprintf("(%s == 0)\nunless on (instance, source)\n%s", b.sel("zfs_exporter_source_up", matcher), lastSuccess),
 		"ZFS exporter source {{ $labels.source }} on {{ $labels.instance }} has never answered.",
-		"The exporter on {{ $labels.instance }} has not once read {{ $labels.source }} since it started, and it has been failing for "+prose(after)+".")
+		noneText)
 	never.Labels["last_success"] = "none"
-	return []rule{
-		stale,
-		never,
+	return []rule{stale, never}
+}
+
+func (b builder) exporterAlerts() []rule {
+	after := b.cfg.StaleAfter
+	// The snapshot listing runs in the background, every so often: its
+	// age between two listings is no sign of trouble.
+	rules := b.sourceStale(fmt.Sprintf("source!=%q", config.SourceSnapshots), after, false)
+	rules = append(rules, b.sourceStale(fmt.Sprintf("source=%q", config.SourceSnapshots), b.cfg.SnapshotListingStaleAfter, true)...)
+	return append(rules,
 		alert(AlertCollectorFailing, warning, promDuration(after),
 			b.sel("zfs_exporter_collector_success")+" == 0",
 			"ZFS exporter collector {{ $labels.collector }} on {{ $labels.instance }} is failing.",
@@ -205,5 +281,5 @@ func (b builder) exporterAlerts() []rule {
 				b.sel("zfs_pool_state", `state="online"`)),
 			"ZFS pool {{ $labels.pool }} on {{ $labels.instance }} is no longer reported.",
 			"Pool {{ $labels.pool }} on {{ $labels.instance }} was reported in the last "+prose(absentWindow)+" but is not now: it was exported or destroyed, failed to import after a reboot, or the exporter is down. This alert ends by itself "+prose(absentWindow)+" after the pool went away."),
-	}
+	)
 }

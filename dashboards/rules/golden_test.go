@@ -135,6 +135,7 @@ func TestRulesOverGoldenExpositions(t *testing.T) {
 		rules.AlertResilverStalled, rules.AlertScrubOverdue, rules.AlertSourceStale,
 		rules.AlertCollectorFailing, rules.AlertPoolMetricsAbsent, rules.AlertPoolSuspended,
 	}
+	datasetAlerts := []string{rules.AlertDatasetQuotaNearlyFull, rules.AlertSnapshotsStale, rules.AlertDatasetKeyUnavailable}
 	countTop := "count by (pool) (" + config.RecordTopVdevWriteBytesRate + ")"
 	pointer := rules.RunbookURL + "zfspoolnotonline"
 	groups := []testGroup{
@@ -200,6 +201,18 @@ func TestRulesOverGoldenExpositions(t *testing.T) {
 		{
 			InputSeries: goldenInput(t, "openzfs-2.3-04-scrubbed-healthy.prom"),
 			AlertTests:  quiet(append(always, rules.AlertVdevNotOnline, rules.AlertPoolNotOnline, rules.AlertHotSpareInUse)...),
+		},
+		// The datasets of zfs-fuse and of OpenZFS 2.4 (a volume, an
+		// encrypted filesystem with its key loaded): quotas and
+		// refquotas with room left, snapshots and listings whose times
+		// are all after the test's clock.
+		{
+			InputSeries: goldenInput(t, "dataset-zfs-fuse.prom"),
+			AlertTests:  quiet(append(always, datasetAlerts...)...),
+		},
+		{
+			InputSeries: goldenInput(t, "dataset-openzfs-2.4.prom"),
+			AlertTests:  quiet(append(always, datasetAlerts...)...),
 		},
 	}
 	for i := range groups {

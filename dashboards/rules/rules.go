@@ -84,6 +84,13 @@ func check(cfg config.Config) error {
 		return fmt.Errorf("scrub max age %v is shorter than an hour", cfg.ScrubMaxAge)
 	case cfg.ResilverStallFor < time.Minute || cfg.StaleAfter < time.Minute:
 		return fmt.Errorf("resilver stall time %v and stale time %v must be a minute or more", cfg.ResilverStallFor, cfg.StaleAfter)
+	case cfg.DatasetQuotaWarning <= 0 || cfg.DatasetQuotaWarning > 1:
+		return fmt.Errorf("dataset quota threshold must satisfy 0 < warning <= 1, have %v", cfg.DatasetQuotaWarning)
+	case cfg.SnapshotListingStaleAfter < cfg.StaleAfter:
+		return fmt.Errorf("snapshot listing stale time %v is shorter than the stale time %v of the sources read at every scrape", cfg.SnapshotListingStaleAfter, cfg.StaleAfter)
+	case cfg.SnapshotMaxAge < time.Hour || cfg.SnapshotMaxAge <= cfg.SnapshotListingStaleAfter:
+		// A listing as old as the limit could not tell a stale snapshot.
+		return fmt.Errorf("snapshot max age %v must be an hour or more, and more than the snapshot listing stale time %v", cfg.SnapshotMaxAge, cfg.SnapshotListingStaleAfter)
 	case strings.Contains(cfg.Selector, "`"):
 		// The selector goes into Go template raw strings in annotations.
 		return fmt.Errorf("selector %q contains a backquote", cfg.Selector)

@@ -193,6 +193,7 @@ func TestRulesAreWellFormed(t *testing.T) {
 		rules.AlertVdevErrorsIncreasing, rules.AlertPoolDataErrors, rules.AlertPoolCapacityWarning,
 		rules.AlertPoolCapacityCritical, rules.AlertResilverStalled, rules.AlertScrubOverdue,
 		rules.AlertSourceStale, rules.AlertCollectorFailing, rules.AlertPoolMetricsAbsent,
+		rules.AlertDatasetQuotaNearlyFull, rules.AlertSnapshotsStale, rules.AlertDatasetKeyUnavailable,
 	} {
 		if !alertNames[name] {
 			t.Errorf("no alert %s", name)
@@ -231,6 +232,10 @@ func TestConfigReachesEveryRule(t *testing.T) {
 		ScrubMaxAge:      7 * 24 * time.Hour,
 		ResilverStallFor: time.Hour,
 		StaleAfter:       10 * time.Minute,
+
+		DatasetQuotaWarning:       0.75,
+		SnapshotMaxAge:            3 * 24 * time.Hour,
+		SnapshotListingStaleAfter: 2 * time.Hour,
 	}
 	all := generated(t, cfg)
 	for _, r := range all {
@@ -249,31 +254,42 @@ func TestConfigReachesEveryRule(t *testing.T) {
 			t.Errorf("alert %s: the description's query lacks the configured selector", r.Alert)
 		}
 	}
-	find := func(alert, label, value string) testRule {
+	// source picks the rules of ZFSExporterSourceStale for the snapshot
+	// listing (source="zfs_list_snapshots") or for the other sources.
+	find := func(alert, label, value, source string) testRule {
 		t.Helper()
 		for _, r := range all {
-			if r.Alert == alert && (label == "" || r.Labels[label] == value) {
+			if r.Alert == alert && (label == "" || r.Labels[label] == value) &&
+				(source == "" || strings.Contains(r.Expr, source)) {
 				return r
 			}
 		}
-		t.Fatalf("no alert %s with %s=%q", alert, label, value)
+		t.Fatalf("no alert %s with %s=%q reading %s", alert, label, value, source)
 		return testRule{}
 	}
+	const snapshots, others = `source="zfs_list_snapshots"`, `source!="zfs_list_snapshots"`
 	for _, c := range []struct {
-		alert, label, value string
-		expr, forDur, text  string
+		alert, label, value, source string
+		expr, forDur, text          string
 	}{
-		{rules.AlertPoolCapacityWarning, "", "", "> 0.7", "5m", "70%"},
-		{rules.AlertPoolCapacityCritical, "", "", "> 0.85", "5m", "85%"},
-		{rules.AlertScrubOverdue, "last_scan", "old", "> 604800", "", "7 days"},
-		{rules.AlertScrubOverdue, "last_scan", "none", "", "7d", "7 days"},
-		{rules.AlertResilverStalled, "", "", "offset 1h", "", "1 hour"},
-		{rules.AlertSourceStale, "last_success", "old", "> 600", "", ""},
-		{rules.AlertSourceStale, "last_success", "none", "", "10m", "10 minutes"},
-		{rules.AlertCollectorFailing, "", "", "", "10m", "10 minutes"},
-		{rules.AlertPoolMetricsAbsent, "", "", "", "10m", ""},
+		{rules.AlertPoolCapacityWarning, "", "", "", "> 0.7", "5m", "70%"},
+		{rules.AlertPoolCapacityCritical, "", "", "", "> 0.85", "5m", "85%"},
+		{rules.AlertScrubOverdue, "last_scan", "old", "", "> 604800", "", "7 days"},
+		{rules.AlertScrubOverdue, "last_scan", "none", "", "", "7d", "7 days"},
+		{rules.AlertResilverStalled, "", "", "", "offset 1h", "", "1 hour"},
+		{rules.AlertSourceStale, "last_success", "old", others, "> 600", "", ""},
+		{rules.AlertSourceStale, "last_success", "none", others, "", "10m", "10 minutes"},
+		{rules.AlertSourceStale, "last_success", "old", snapshots, "> 7200", "", "2 hours"},
+		{rules.AlertSourceStale, "last_success", "none", snapshots, "", "2h", "2 hours"},
+		{rules.AlertCollectorFailing, "", "", "", "", "10m", "10 minutes"},
+		{rules.AlertPoolMetricsAbsent, "", "", "", "", "10m", ""},
+		{rules.AlertDatasetQuotaNearlyFull, "quota", "quota", "", "> 0.75", "15m", "75%"},
+		{rules.AlertDatasetQuotaNearlyFull, "quota", "refquota", "", "> 0.75", "15m", "75%"},
+		{rules.AlertSnapshotsStale, "", "", "", "> 259200", "30m", "3 days"},
+		// Held back while the snapshot listing is older than its limit.
+		{rules.AlertSnapshotsStale, "", "", "", "> 7200", "30m", ""},
 	} {
-		r := find(c.alert, c.label, c.value)
+		r := find(c.alert, c.label, c.value, c.source)
 		if !strings.Contains(r.Expr, c.expr) {
 			t.Errorf("alert %s %s: expression lacks %q:\n%s", c.alert, c.value, c.expr, r.Expr)
 		}
@@ -294,13 +310,18 @@ func TestConfigReachesEveryRule(t *testing.T) {
 
 func TestBadConfigIsRefused(t *testing.T) {
 	for name, change := range map[string]func(*config.Config){
-		"warning above critical": func(c *config.Config) { c.CapacityWarning = 0.95 },
-		"critical above 1":       func(c *config.Config) { c.CapacityCritical = 90 },
-		"no warning":             func(c *config.Config) { c.CapacityWarning = 0 },
-		"scrub age of seconds":   func(c *config.Config) { c.ScrubMaxAge = time.Second },
-		"no stall time":          func(c *config.Config) { c.ResilverStallFor = 0 },
-		"no stale time":          func(c *config.Config) { c.StaleAfter = 0 },
-		"backquote in selector":  func(c *config.Config) { c.Selector = "job=`zfs`" },
+		"warning above critical":   func(c *config.Config) { c.CapacityWarning = 0.95 },
+		"critical above 1":         func(c *config.Config) { c.CapacityCritical = 90 },
+		"no warning":               func(c *config.Config) { c.CapacityWarning = 0 },
+		"scrub age of seconds":     func(c *config.Config) { c.ScrubMaxAge = time.Second },
+		"no stall time":            func(c *config.Config) { c.ResilverStallFor = 0 },
+		"no stale time":            func(c *config.Config) { c.StaleAfter = 0 },
+		"no quota threshold":       func(c *config.Config) { c.DatasetQuotaWarning = 0 },
+		"quota threshold of 90":    func(c *config.Config) { c.DatasetQuotaWarning = 90 },
+		"snapshot age of a minute": func(c *config.Config) { c.SnapshotMaxAge = time.Minute },
+		"snapshot listing stale sooner than the sources": func(c *config.Config) { c.SnapshotListingStaleAfter = time.Minute },
+		"snapshot listing as stale as the snapshots":     func(c *config.Config) { c.SnapshotListingStaleAfter = c.SnapshotMaxAge },
+		"backquote in selector":                          func(c *config.Config) { c.Selector = "job=`zfs`" },
 	} {
 		cfg := config.Default()
 		change(&cfg)
@@ -428,6 +449,28 @@ func TestGithubAnchor(t *testing.T) {
 	} {
 		if got := githubAnchor(heading); got != want {
 			t.Errorf("githubAnchor(%q) = %q, want %q", heading, got, want)
+		}
+	}
+}
+
+// The sources the rules single out are named as the exporter names them
+// in its golden expositions.
+func TestSingledOutSourcesAreExposed(t *testing.T) {
+	paths, err := filepath.Glob(contract.GoldenGlob)
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no golden expositions at %s (%v)", contract.GoldenGlob, err)
+	}
+	var all strings.Builder
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		all.Write(b)
+	}
+	for _, source := range []string{config.SourceDatasets, config.SourceSnapshots} {
+		if series := `zfs_exporter_source_up{source="` + source + `"}`; !strings.Contains(all.String(), series) {
+			t.Errorf("no golden exposition holds %s", series)
 		}
 	}
 }

@@ -440,7 +440,7 @@ func grafanaDatasource(t testing.TB, p *types.Project) datasource {
 	return defaults[0]
 }
 
-// Grafana loads the four dashboards, whose data source variable picks the
+// Grafana loads the five dashboards, whose data source variable picks the
 // provisioned default Prometheus.
 func TestComposeGrafana(t *testing.T) {
 	p := loadCompose(t, nil)
@@ -513,7 +513,7 @@ func TestComposeGrafana(t *testing.T) {
 		}
 	}
 	slices.Sort(uids)
-	if want := []string{"zfs-benchmark", "zfs-io", "zfs-pools", "zfs-scans"}; !slices.Equal(uids, want) {
+	if want := []string{"zfs-benchmark", "zfs-datasets", "zfs-io", "zfs-pools", "zfs-scans"}; !slices.Equal(uids, want) {
 		t.Errorf("dashboards %v, want %v", uids, want)
 	}
 	home := g.Environment["GF_DASHBOARDS_DEFAULT_HOME_DASHBOARD_PATH"]
