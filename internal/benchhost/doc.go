@@ -17,4 +17,12 @@
 // Answer serves such a host as zpool would, for an exporter that runs
 // zpool rather than replaying (cmd/zpool stands in for zpool), and
 // WriteCaptures lays out a scenario of the real captures the same way.
+//
+// A host may also have datasets and snapshots (Spec.Datasets and
+// Snapshots; named "1x8:10000d:100000s"), a tree of filesystems and
+// volumes under each pool's root dataset, written under zfs/ as a row of
+// properties each (zfs_store.go, zfs_gen.go). AnswerZFS answers zfs list
+// and zfs get from them as zfs 2.3.2 or 2.4.4 prints them, every property
+// in the form of the guest's captures of zfs (cmd/zfs stands in for zfs,
+// and can take long on the snapshots alone).
 package benchhost

@@ -12,6 +12,10 @@ type Spec struct {
 	// Version is the OpenZFS release whose rows are written: "2.3"
 	// (2.3.2) or "2.4" (2.4.4). They differ in a few rows, not in format.
 	Version string
+	// Datasets is how many filesystems and volumes the pools have in all,
+	// their root datasets counted, and Snapshots how many snapshots; zero
+	// for none: the host is then written without zfs/ (see zfs_gen.go).
+	Datasets, Snapshots int
 }
 
 // Versions are the releases a host can be written as.
@@ -25,6 +29,14 @@ func (s Spec) check() error {
 		return fmt.Errorf("pools are stripes of 2-way mirrors: leaves per pool must be even and at least 2, not %d", s.Leaves)
 	case s.Version != "2.3" && s.Version != "2.4":
 		return fmt.Errorf("OpenZFS %q: only %v can be written", s.Version, Versions)
+	case s.Datasets < 0 || s.Snapshots < 0:
+		return fmt.Errorf("%d datasets, %d snapshots: not counts", s.Datasets, s.Snapshots)
+	case s.Datasets > 0 && s.Datasets < s.Pools:
+		return fmt.Errorf("each pool has its root dataset: %d pools need at least %d datasets, not %d", s.Pools, s.Pools, s.Datasets)
+	case s.Snapshots > 0 && s.Datasets == 0:
+		return fmt.Errorf("%d snapshots of no datasets", s.Snapshots)
+	case s.Snapshots > s.Datasets*snapshotDays*24*60:
+		return fmt.Errorf("%d snapshots of %d datasets: at most one a minute over %d days each", s.Snapshots, s.Datasets, snapshotDays)
 	}
 	return nil
 }

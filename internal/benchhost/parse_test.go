@@ -137,13 +137,13 @@ func readFile(t *testing.T, elem ...string) []byte {
 }
 
 func TestSpecs(t *testing.T) {
-	for _, bad := range []Spec{{0, 4, "2.3"}, {1, 3, "2.3"}, {1, 0, "2.3"}, {1, 4, "2.2"}} {
+	for _, bad := range []Spec{{Pools: 0, Leaves: 4, Version: "2.3"}, {Pools: 1, Leaves: 3, Version: "2.3"}, {Pools: 1, Leaves: 0, Version: "2.3"}, {Pools: 1, Leaves: 4, Version: "2.2"}} {
 		if err := Write(filepath.Join(t.TempDir(), "host"), bad); err == nil {
 			t.Errorf("%+v: written", bad)
 		}
 	}
 	s, err := ParseName("10x1000", "2.4")
-	if err != nil || s != (Spec{10, 1000, "2.4"}) || s.Name() != "10x1000" {
+	if err != nil || s != (Spec{Pools: 10, Leaves: 1000, Version: "2.4"}) || s.Name() != "10x1000" {
 		t.Errorf(`ParseName("10x1000") = %+v, %v`, s, err)
 	}
 	for _, bad := range []string{"10", "x10", "1x", "1x3", "ax10"} {

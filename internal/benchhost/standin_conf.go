@@ -14,17 +14,24 @@ import (
 // hardly any of its environment.
 const StandInConf = "standin.conf"
 
-// StandIn is what the stand-in zpool answers from, and how.
+// StandIn is what the stand-in zpool (or zfs) answers from, and how.
 type StandIn struct {
 	Host  string        // the host's directory, written by Write
 	Delay time.Duration // how long each answer takes, as a slow zpool would
 	Log   string        // a line is appended here for every run; "" for none
+	// SnapshotDelay is how long the stand-in zfs takes instead of Delay
+	// to answer a command that lists or gets snapshots (ZFSAnswer's
+	// Snapshots); zero for Delay. Only cmd/zfs reads it.
+	SnapshotDelay time.Duration
 }
 
 // WriteStandIn writes s into dir, where a copy of the stand-in is (not a
 // link: the stand-in finds its settings beside its resolved executable).
 func WriteStandIn(dir string, s StandIn) error {
 	conf := fmt.Sprintf("host=%s\ndelay=%v\nlog=%s\n", s.Host, s.Delay, s.Log)
+	if s.SnapshotDelay != 0 {
+		conf += fmt.Sprintf("snapshot_delay=%v\n", s.SnapshotDelay)
+	}
 	return os.WriteFile(filepath.Join(dir, StandInConf), []byte(conf), 0o644)
 }
 
@@ -48,6 +55,10 @@ func ReadStandIn(dir string) (StandIn, error) {
 		case "delay":
 			if s.Delay, err = time.ParseDuration(value); err != nil {
 				return StandIn{}, fmt.Errorf("%s: delay: %w", path, err)
+			}
+		case "snapshot_delay":
+			if s.SnapshotDelay, err = time.ParseDuration(value); err != nil {
+				return StandIn{}, fmt.Errorf("%s: snapshot_delay: %w", path, err)
 			}
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -30,6 +31,11 @@ func Write(dir string, s Spec) error {
 	}
 	if err := writeDeviceTree(dir, h); err != nil {
 		return err
+	}
+	if s.Datasets > 0 {
+		if err := writeZFS(dir, h, time.Now()); err != nil {
+			return err
+		}
 	}
 	return bootTimes(filepath.Join(dir, "dev"))
 }
@@ -108,21 +114,51 @@ func writeWith(path string, write func(*bufio.Writer)) error {
 	return f.Close()
 }
 
-// Name is how a host of s is called in tables and directories: "1x1000"
-// for one pool of 1,000 leaves.
+// Name is how a host of s is called in tables and directories:
+// POOLSxLEAVES, then :Nd for N datasets and :Ns for N snapshots where it
+// has any. "1x1000" is one pool of 1,000 leaves; "1x8:10000d:100000s" one
+// pool of 8 leaves holding 10,000 datasets (filesystems and volumes, its
+// root dataset counted) and 100,000 snapshots.
 func (s Spec) Name() string {
-	return fmt.Sprintf("%dx%d", s.Pools, s.Leaves)
+	name := fmt.Sprintf("%dx%d", s.Pools, s.Leaves)
+	if s.Datasets > 0 {
+		name += fmt.Sprintf(":%dd", s.Datasets)
+	}
+	if s.Snapshots > 0 {
+		name += fmt.Sprintf(":%ds", s.Snapshots)
+	}
+	return name
 }
 
-// ParseName reads a name that Name wrote.
+// ParseName reads a name that Name wrote; the datasets and snapshots may
+// come in either order.
 func ParseName(name, version string) (Spec, error) {
 	s := Spec{Version: version}
-	pools, leaves, ok := strings.Cut(name, "x")
+	layout, counts, hasCounts := strings.Cut(name, ":")
+	pools, leaves, ok := strings.Cut(layout, "x")
 	if _, err := fmt.Sscan(pools, &s.Pools); !ok || err != nil {
-		return Spec{}, fmt.Errorf("host %q: not POOLSxLEAVES", name)
+		return Spec{}, fmt.Errorf("host %q: not POOLSxLEAVES[:Nd][:Ns]", name)
 	}
 	if _, err := fmt.Sscan(leaves, &s.Leaves); err != nil {
-		return Spec{}, fmt.Errorf("host %q: not POOLSxLEAVES", name)
+		return Spec{}, fmt.Errorf("host %q: not POOLSxLEAVES[:Nd][:Ns]", name)
+	}
+	for count := range strings.SplitSeq(counts, ":") {
+		var into *int
+		switch {
+		case !hasCounts:
+			continue
+		case strings.HasSuffix(count, "d") && s.Datasets == 0:
+			into = &s.Datasets
+		case strings.HasSuffix(count, "s") && s.Snapshots == 0:
+			into = &s.Snapshots
+		default:
+			return Spec{}, fmt.Errorf("host %q: %q is not a count of datasets (Nd) or snapshots (Ns), each at most once", name, count)
+		}
+		n, err := strconv.Atoi(count[:len(count)-1])
+		if err != nil || n <= 0 {
+			return Spec{}, fmt.Errorf("host %q: %q is not a count of datasets (Nd) or snapshots (Ns)", name, count)
+		}
+		*into = n
 	}
 	return s, s.check()
 }
