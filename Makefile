@@ -82,19 +82,22 @@ staticcheck:
 
 # The Go benchmarks of the collectors and the ZFS parsers, then the scale
 # run of internal/scrapebench: zpool_exporter, and pdf/zfs_exporter beside
-# it when PEER is there, over the guest's captures and generated hosts of
-# 10 to 10,000 leaves in 1 and 10 pools, into one table (also written to
-# BENCH_DIR/bench.md). About 6 minutes on 2 idle cores; BENCH_SIZES picks
+# it when PEER is there, over the guest's captures, generated hosts of 10
+# to 10,000 leaves in 1 and 10 pools, and one of 10,000 datasets and
+# 100,000 snapshots through a stand-in zfs that takes a minute to list the
+# snapshots, into one table (also written to BENCH_DIR/bench.md). About 12
+# minutes on 2 idle cores; BENCH_SIZES picks
 # fewer hosts: make bench BENCH_SIZES='small 1x1000'.
-BENCH_SIZES ?= small 1x10 1x100 1x1000 1x5000 1x10000 10x10 10x100 10x1000 10x5000 10x10000
+BENCH_SIZES ?= small 1x10 1x100 1x1000 1x5000 1x10000 10x10 10x100 10x1000 10x5000 10x10000 1x8:10000d:100000s
 BENCH_DIR ?= $(or $(TMPDIR),/tmp)/zpool-exporter-bench
 PEER ?= ../shared/peers/pdf_zfs_exporter
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./collector/... ./internal/zfs/...
 	$(GO) build -o $(BENCH_DIR)/bin/zpool_exporter ./cmd/zpool_exporter
 	$(GO) build -o $(BENCH_DIR)/bin/zpool ./internal/benchhost/cmd/zpool
+	$(GO) build -o $(BENCH_DIR)/bin/zfs ./internal/benchhost/cmd/zfs
 	$(GO) run ./internal/scrapebench/cmd/scrapebench -exporter $(BENCH_DIR)/bin/zpool_exporter \
-		-standin $(BENCH_DIR)/bin/zpool -peer '$(PEER)' -hosts '$(BENCH_SIZES)' -work $(BENCH_DIR) \
+		-standin $(BENCH_DIR)/bin/zpool -zfs-standin $(BENCH_DIR)/bin/zfs -peer '$(PEER)' -hosts '$(BENCH_SIZES)' -work $(BENCH_DIR) \
 		-out $(BENCH_DIR)/bench.md -revision "$$(git describe --always --dirty 2>/dev/null)"
 
 # A CPU profile of one gzipped /metrics over one pool of 1,000 leaves

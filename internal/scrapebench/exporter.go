@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/zpool-exporter/zpool_exporter/internal/benchhost"
 	"io"
 	"net"
 	"net/http"
@@ -15,6 +14,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/zpool-exporter/zpool_exporter/internal/benchhost"
 )
 
 // Exporters under measurement.
@@ -28,15 +29,35 @@ type Launch struct {
 	Exporter string        // Ours or Peer
 	Replay   bool          // Ours reads the host as a replay rather than through the stand-in zpool
 	Delay    time.Duration // how long the stand-in takes per answer
+	// Datasets runs the stand-in zfs beside the stand-in zpool, whose
+	// snapshot listings take SnapshotDelay, and the exporter's dataset
+	// collectors: ours with its snapshot listing every SnapshotInterval
+	// and its cap of datasets unless AllDatasets, the peer with its
+	// snapshot collector when Snapshots.
+	Datasets         bool
+	SnapshotDelay    time.Duration
+	SnapshotInterval time.Duration
+	AllDatasets      bool
+	Snapshots        bool
 }
 
 // Via says how the exporter reads the host, for the table.
 func (l Launch) Via() string {
-	if l.Replay {
+	switch {
+	case l.Replay:
 		return "replay"
-	}
-	if l.Delay > 0 {
+	case l.Delay > 0:
 		return fmt.Sprintf("stand-in, %d ms per answer", l.Delay.Milliseconds())
+	case l.Datasets && l.Exporter == Ours:
+		cap := "the first 2,000 datasets"
+		if l.AllDatasets {
+			cap = "every dataset"
+		}
+		return fmt.Sprintf("stand-ins zpool and zfs (snapshots in %v); %s, snapshots listed every %v", l.SnapshotDelay, cap, l.SnapshotInterval)
+	case l.Datasets && l.Snapshots:
+		return fmt.Sprintf("stand-ins zpool and zfs (snapshots in %v); filesystems, volumes and snapshots", l.SnapshotDelay)
+	case l.Datasets:
+		return fmt.Sprintf("stand-ins zpool and zfs (snapshots in %v); filesystems and volumes, its default", l.SnapshotDelay)
 	}
 	return "stand-in"
 }
@@ -46,6 +67,7 @@ type Binaries struct {
 	Ours    string // zpool_exporter
 	Peer    string // pdf/zfs_exporter; "" when absent
 	StandIn string // the stand-in zpool of internal/benchhost/cmd/zpool
+	ZFS     string // the stand-in zfs of internal/benchhost/cmd/zfs, for hosts with datasets
 }
 
 // running is a started exporter.
@@ -70,25 +92,49 @@ func start(l Launch, bin Binaries, host, work string) (*running, error) {
 	r := &running{Launch: l, url: "http://" + addr + "/metrics", exited: make(chan error, 1)}
 	var args, env []string
 	standIn := filepath.Join(work, "zpool")
+	standInZFS := filepath.Join(work, "zfs")
 	if !l.Replay {
 		r.runsLog = filepath.Join(work, "runs.log")
-		if err := benchhost.WriteStandIn(work, benchhost.StandIn{Host: host, Delay: l.Delay, Log: r.runsLog}); err != nil {
+		settings := benchhost.StandIn{Host: host, Delay: l.Delay, Log: r.runsLog, SnapshotDelay: l.SnapshotDelay}
+		if err := benchhost.WriteStandIn(work, settings); err != nil {
 			return nil, err
 		}
 		if err := copyFile(bin.StandIn, standIn); err != nil {
 			return nil, err
 		}
+		if l.Datasets {
+			if bin.ZFS == "" {
+				return nil, errors.New("a host with datasets needs the stand-in zfs (-zfs-standin)")
+			}
+			if err := copyFile(bin.ZFS, standInZFS); err != nil {
+				return nil, err
+			}
+		}
 	}
 	switch {
 	case l.Exporter == Peer:
-		// It finds zpool in PATH, and has no zfs to run here.
-		args = []string{bin.Peer, "--web.listen-address=" + addr, "--no-collector.dataset-filesystem", "--no-collector.dataset-volume"}
+		// It finds zpool, and zfs, in PATH; without datasets it has no zfs
+		// to run.
+		args = []string{bin.Peer, "--web.listen-address=" + addr}
+		if !l.Datasets {
+			args = append(args, "--no-collector.dataset-filesystem", "--no-collector.dataset-volume")
+		}
+		if l.Snapshots {
+			args = append(args, "--collector.dataset-snapshot")
+		}
 		env = append(os.Environ(), "PATH="+work+string(os.PathListSeparator)+os.Getenv("PATH"))
 	case l.Replay:
 		args = []string{bin.Ours, "--web.listen-address=" + addr, "--zpool.replay-dir=" + host}
 	default:
 		args = []string{bin.Ours, "--web.listen-address=" + addr, "--zpool.command=" + standIn,
 			"--kstat.path=" + filepath.Join(host, "kstat")}
+		if l.Datasets {
+			args = append(args, "--collector.dataset", "--zfs.command="+standInZFS,
+				"--collector.dataset.snapshot-interval="+l.SnapshotInterval.String())
+			if l.AllDatasets {
+				args = append(args, "--collector.dataset.max=0")
+			}
+		}
 	}
 	log, err := os.Create(filepath.Join(work, "exporter.log"))
 	if err != nil {
@@ -142,9 +188,9 @@ func (r *running) scrape(client *http.Client) (Scrape, error) {
 	return s, nil
 }
 
-// runs counts the zpool runs so far: the stand-in's log lines, or for a
-// replay the exporter's own count in the last scrape. ok is false when
-// neither tells.
+// runs counts the zpool and zfs runs so far: the stand-ins' log lines,
+// or for a replay the exporter's own count in the last scrape. ok is false
+// when neither tells.
 func (r *running) runs(last Scrape) (n float64, ok bool) {
 	if r.runsLog == "" {
 		return last.Sum("zfs_exporter_command_runs_total")

@@ -35,8 +35,11 @@ func ParseHosts(list, version string) ([]Host, error) {
 			return nil, err
 		}
 		vdevs := s.Pools * (1 + s.Leaves/2 + s.Leaves)
-		hosts = append(hosts, Host{Name: name, Spec: s,
-			Label: fmt.Sprintf("%d × %s leaves (%s vdevs)", s.Pools, thousands(s.Leaves), thousands(vdevs))})
+		label := fmt.Sprintf("%d × %s leaves (%s vdevs)", s.Pools, thousands(s.Leaves), thousands(vdevs))
+		if s.Datasets > 0 {
+			label += fmt.Sprintf(", %s datasets, %s snapshots", thousands(s.Datasets), thousands(s.Snapshots))
+		}
+		hosts = append(hosts, Host{Name: name, Spec: s, Label: label})
 	}
 	return hosts, nil
 }
@@ -53,8 +56,24 @@ func (h Host) write(dir string, captureDirs []string) error {
 // launches are the exporters started together over a host: zpool_exporter
 // through its replay and through the stand-in, pdf/zfs_exporter (when
 // there) through the stand-in, and on the small host both again through a
-// stand-in that takes slow to answer, as zpool did in the guest.
-func (h Host) launches(peer bool, slow Launch) []Launch {
+// stand-in that takes slow to answer, as zpool did in the guest. A host
+// with datasets has each through the stand-ins of zpool and zfs instead,
+// ours with its cap of datasets and without, the peer with its defaults
+// and with its snapshot collector.
+func (h Host) launches(peer bool, slow, datasets Launch) []Launch {
+	if h.Spec.Datasets > 0 {
+		d := datasets
+		d.Datasets = true
+		ours, all := d, d
+		ours.Exporter, all.Exporter, all.AllDatasets = Ours, Ours, true
+		l := []Launch{ours, all}
+		if peer {
+			p, snapshots := d, d
+			p.Exporter, snapshots.Exporter, snapshots.Snapshots = Peer, Peer, true
+			l = append(l, p, snapshots)
+		}
+		return l
+	}
 	l := []Launch{{Exporter: Ours, Replay: true}, {Exporter: Ours}}
 	if peer {
 		l = append(l, Launch{Exporter: Peer})
@@ -68,4 +87,12 @@ func (h Host) launches(peer bool, slow Launch) []Launch {
 	return l
 }
 
-func (h Host) dir(work string) string { return filepath.Join(work, "hosts", h.Name) }
+func (h Host) dir(work string) string { return filepath.Join(work, "hosts", h.dirName()) }
+
+// runs is the directory of the exporters' files over the host.
+func (h Host) runs(work string) string { return filepath.Join(work, "runs", h.dirName()) }
+
+// dirName is the host's name without the colons of its counts: the
+// directories hold the stand-ins that PATH leads the peer to, and PATH
+// takes a colon for a separator.
+func (h Host) dirName() string { return strings.ReplaceAll(h.Name, ":", "_") }

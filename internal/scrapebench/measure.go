@@ -12,6 +12,9 @@ type Plan struct {
 	Warmup  int // scrapes of each exporter before the first round, not counted
 	Rounds  int // rounds, whose medians are reported
 	Scrapes int // scrapes of each exporter per round
+	// Every paces the scrapes: each exporter's next scrape starts no
+	// sooner than this after its last began. Zero scrapes back to back.
+	Every time.Duration
 }
 
 // Row is one exporter's figures on one host, medians of the rounds.
@@ -86,9 +89,11 @@ func measure(host string, launches []Launch, bin Binaries, hostDir, work string,
 		}
 		latencies := make([][]time.Duration, len(started))
 		for range plan.Scrapes {
+			began := time.Now()
 			if err := scrapeAll(latencies); err != nil {
 				return nil, err
 			}
+			time.Sleep(plan.Every - time.Since(began))
 		}
 		for i, r := range started {
 			u, err := ReadUsage(r.pid())

@@ -25,6 +25,11 @@ type Options struct {
 	Plan, Large Plan
 	CheapLeaves int
 	Slow        time.Duration // the stand-in's delay per answer in the small host's slow variant
+	// Datasets is how the exporters read a host with datasets (its
+	// snapshot delay and interval), and DatasetPlan how it is measured:
+	// over minutes, for the snapshot listings to run and end.
+	Datasets    Launch
+	DatasetPlan Plan
 	Progress    io.Writer
 }
 
@@ -50,15 +55,18 @@ func Run(o Options) ([]Row, error) {
 		}
 		written := time.Since(began)
 		plan := o.Plan
-		if h.Leaves() > o.CheapLeaves {
+		switch {
+		case h.Spec.Datasets > 0:
+			plan = o.DatasetPlan
+		case h.Leaves() > o.CheapLeaves:
 			plan = o.Large
 		}
 		// The stand-ins' logs of an earlier run would count in this one's.
-		runs := filepath.Join(o.Work, "runs", h.Name)
+		runs := h.runs(o.Work)
 		if err := os.RemoveAll(runs); err != nil {
 			return rows, err
 		}
-		measured, err := measure(h.Label, h.launches(o.PeerMissing == "", Launch{Delay: o.Slow}), o.Bin, dir, runs, plan)
+		measured, err := measure(h.Label, h.launches(o.PeerMissing == "", Launch{Delay: o.Slow}, o.Datasets), o.Bin, dir, runs, plan)
 		if err != nil {
 			return rows, fmt.Errorf("host %s: %w", h.Name, err)
 		}

@@ -69,8 +69,8 @@ go_goroutines 12
 }
 
 func TestHosts(t *testing.T) {
-	hosts, err := ParseHosts("small 1x1000, 10x100", "2.3")
-	if err != nil || len(hosts) != 3 {
+	hosts, err := ParseHosts("small 1x1000, 10x100 1x8:10000d:100000s", "2.3")
+	if err != nil || len(hosts) != 4 {
 		t.Fatalf("%v %v", hosts, err)
 	}
 	if h := hosts[1]; h.Leaves() != 1000 || h.Label != "1 × 1,000 leaves (1,501 vdevs)" {
@@ -80,8 +80,9 @@ func TestHosts(t *testing.T) {
 		t.Error("a pool of 3 leaves in mirrors was accepted")
 	}
 	slow := Launch{Delay: 150 * time.Millisecond}
+	datasets := Launch{SnapshotDelay: time.Minute, SnapshotInterval: 90 * time.Second}
 	var vias []string
-	for _, l := range hosts[0].launches(true, slow) {
+	for _, l := range hosts[0].launches(true, slow, datasets) {
 		vias = append(vias, l.Exporter+" "+l.Via())
 	}
 	want := []string{"zpool_exporter replay", "zpool_exporter stand-in", "pdf/zfs_exporter stand-in",
@@ -89,8 +90,24 @@ func TestHosts(t *testing.T) {
 	if !slices.Equal(vias, want) {
 		t.Errorf("the small host's exporters: %q", vias)
 	}
-	if n := len(hosts[1].launches(false, slow)); n != 2 {
+	if n := len(hosts[1].launches(false, slow, datasets)); n != 2 {
 		t.Errorf("%d exporters over a generated host without the peer", n)
+	}
+	if h := hosts[3]; h.Label != "1 × 8 leaves (13 vdevs), 10,000 datasets, 100,000 snapshots" {
+		t.Errorf("label %q", h.Label)
+	}
+	vias = nil
+	for _, l := range hosts[3].launches(true, slow, datasets) {
+		vias = append(vias, l.Exporter+" "+l.Via())
+	}
+	want = []string{
+		"zpool_exporter stand-ins zpool and zfs (snapshots in 1m0s); the first 2,000 datasets, snapshots listed every 1m30s",
+		"zpool_exporter stand-ins zpool and zfs (snapshots in 1m0s); every dataset, snapshots listed every 1m30s",
+		"pdf/zfs_exporter stand-ins zpool and zfs (snapshots in 1m0s); filesystems and volumes, its default",
+		"pdf/zfs_exporter stand-ins zpool and zfs (snapshots in 1m0s); filesystems, volumes and snapshots",
+	}
+	if !slices.Equal(vias, want) {
+		t.Errorf("the exporters of a host with datasets: %q", vias)
 	}
 }
 

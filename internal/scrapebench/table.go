@@ -10,7 +10,7 @@ import (
 
 // WriteTable writes the rows as one Markdown table.
 func WriteTable(w io.Writer, rows []Row) {
-	fmt.Fprintln(w, "| host | exporter | reads zpool by | own CPU / scrape | zpool runs / scrape | p50 | p99 | RSS MiB | HWM MiB | series | notes |")
+	fmt.Fprintln(w, "| host | exporter | reads zpool by | own CPU / scrape | zpool and zfs runs / scrape | p50 | p99 | RSS MiB | HWM MiB | series | notes |")
 	fmt.Fprintln(w, "|---|---|---|--:|--:|--:|--:|--:|--:|--:|---|")
 	for _, r := range rows {
 		if r.Skipped != "" {

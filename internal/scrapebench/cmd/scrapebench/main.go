@@ -23,12 +23,13 @@ func main() {
 		o                             scrapebench.Options
 		hosts, version, out, revision string
 		captures                      = "internal/zfs/zpool/testdata/openzfs-2.3-guest collector/testdata/openzfs-2.4-guest"
-		defaultHosts                  = "small 1x10 1x100 1x1000 1x5000 1x10000 10x10 10x100 10x1000 10x5000 10x10000"
+		defaultHosts                  = "small 1x10 1x100 1x1000 1x5000 1x10000 10x10 10x100 10x1000 10x5000 10x10000 1x8:10000d:100000s"
 	)
 	flag.StringVar(&o.Bin.Ours, "exporter", "zpool_exporter", "zpool_exporter's binary")
 	flag.StringVar(&o.Bin.StandIn, "standin", "", "the stand-in zpool, built from ./internal/benchhost/cmd/zpool")
+	flag.StringVar(&o.Bin.ZFS, "zfs-standin", "", "the stand-in zfs, built from ./internal/benchhost/cmd/zfs; needed by hosts with datasets")
 	flag.StringVar(&o.Bin.Peer, "peer", "../shared/peers/pdf_zfs_exporter", "pdf/zfs_exporter's binary; its rows are skipped when it is missing")
-	flag.StringVar(&hosts, "hosts", defaultHosts, "hosts to measure: small (the guest's captures) and POOLSxLEAVES (LEAVES per pool, in 2-way mirrors)")
+	flag.StringVar(&hosts, "hosts", defaultHosts, "hosts to measure: small (the guest's captures) and POOLSxLEAVES[:Nd][:Ns] (LEAVES per pool, in 2-way mirrors; N datasets and N snapshots)")
 	flag.StringVar(&version, "openzfs", "2.3", "the OpenZFS release of the generated hosts' outputs: 2.3 or 2.4")
 	flag.StringVar(&captures, "captures", captures, "directories of the guest's captures the small host is made of (zpool outputs, then kstats)")
 	flag.StringVar(&o.Work, "work", os.TempDir()+"/zpool-exporter-bench", "directory for the hosts, the stand-ins and the exporters' logs")
@@ -40,7 +41,12 @@ func main() {
 	flag.IntVar(&o.Plan.Warmup, "warmup", 3, "scrapes of each exporter before the rounds, not counted")
 	flag.IntVar(&o.Plan.Rounds, "rounds", 3, "rounds, whose medians are reported")
 	flag.DurationVar(&o.Slow, "slow", 150*time.Millisecond, "how long the stand-in takes per answer in the small host's slow variant; 0 leaves it out")
+	flag.DurationVar(&o.Datasets.SnapshotDelay, "snapshot-delay", time.Minute, "how long the stand-in zfs takes to list snapshots")
+	flag.DurationVar(&o.Datasets.SnapshotInterval, "snapshot-interval", 90*time.Second, "zpool_exporter's --collector.dataset.snapshot-interval on hosts with datasets")
+	flag.IntVar(&o.DatasetPlan.Scrapes, "dataset-scrapes", 24, "scrapes of each exporter on a host with datasets, in one round after one warm-up")
+	flag.DurationVar(&o.DatasetPlan.Every, "dataset-every", 5*time.Second, "time between the scrapes on a host with datasets")
 	flag.Parse()
+	o.DatasetPlan.Warmup, o.DatasetPlan.Rounds = 1, 1
 	o.Large = scrapebench.Plan{Warmup: 1, Rounds: 1, Scrapes: max(1, o.Plan.Scrapes/2)}
 	o.CaptureDirs = strings.Fields(captures)
 	o.Progress = os.Stderr
