@@ -3,7 +3,6 @@ package boards
 import (
 	"fmt"
 	"strconv"
-	"time"
 
 	"github.com/grafana/grafana-foundation-sdk/go/common"
 	"github.com/grafana/grafana-foundation-sdk/go/dashboard"
@@ -48,12 +47,12 @@ func datasetsBoard(cfg config.Config) (dashboard.Dashboard, error) {
 
 	b.row("Attention")
 	b.WithPanel(b.stat("Quotas nearly full",
-		fmt.Sprintf("Datasets that use more than %s of their quota, or refer to more than %s of their refquota: ZFSDatasetQuotaNearlyFull.", pct(warn), pct(warn)),
+		fmt.Sprintf("Datasets that use more than %s of their quota, or refer to more than %s of their refquota: ZFSDatasetQuotaNearlyFull.", config.Percent(warn), config.Percent(warn)),
 		"short", 6, 4,
 		q(fmt.Sprintf(`count((%s > %s) or (%s > %s)) or vector(0)`, usedOfQuota, threshold, refOfRefquota, threshold), "")).
 		Thresholds(thresholdsBuilder(base("green"), step(1, "orange"))))
 	b.WithPanel(b.stat("Snapshots stale",
-		fmt.Sprintf("Datasets whose newest snapshot is older than %s, the limit of ZFSSnapshotsStale: a snapshot or replication job stopped. Datasets without snapshots are not counted; while the snapshot listing is stale, the count comes from its last listing.", prose(cfg.SnapshotMaxAge)),
+		fmt.Sprintf("Datasets whose newest snapshot is older than %s, the limit of ZFSSnapshotsStale: a snapshot or replication job stopped. Datasets without snapshots are not counted; while the snapshot listing is stale, the count comes from its last listing.", config.Prose(cfg.SnapshotMaxAge)),
 		"short", 6, 4,
 		q(fmt.Sprintf(`count(%s > %s) or vector(0)`, newestAge, strconv.FormatFloat(maxAge, 'f', -1, 64)), "")).
 		Thresholds(thresholdsBuilder(base("green"), step(1, "orange"))))
@@ -111,7 +110,7 @@ func datasetsBoard(cfg config.Config) (dashboard.Dashboard, error) {
 		q(fmt.Sprintf(`topk(%d, deriv(zfs_dataset_used_bytes%s[1d]) * 86400)`, topDatasets, s.dataset()), "{{dataset}}")).
 		Interval(growthInterval))
 	b.WithPanel(b.timeseries("Quota use",
-		fmt.Sprintf("Used over quota and referenced over refquota of each dataset that has one. Lines mark the warning of the alert (%s) and the quota itself: writes fail with \"Disk quota exceeded\" when it is reached.", pct(warn)),
+		fmt.Sprintf("Used over quota and referenced over refquota of each dataset that has one. Lines mark the warning of the alert (%s) and the quota itself: writes fail with \"Disk quota exceeded\" when it is reached.", config.Percent(warn)),
 		"percentunit", 8, 8,
 		q(usedOfQuota, "{{dataset}} quota"),
 		q(refOfRefquota, "{{dataset}} refquota")).
@@ -145,7 +144,7 @@ func datasetsBoard(cfg config.Config) (dashboard.Dashboard, error) {
 
 	b.row("Snapshots")
 	b.WithPanel(b.table("Snapshots by dataset",
-		fmt.Sprintf("Each dataset's snapshots from the last snapshot listing, which the exporter runs in the background (see the Listings table): how many, when the oldest and newest were taken, the newest one's age (orange past %s, when ZFSSnapshotsStale fires), the space destroying all of them would free (usedbysnapshots) and the sum of what each holds alone (their used; blocks that several share are in neither). Stalest first.", prose(cfg.SnapshotMaxAge)),
+		fmt.Sprintf("Each dataset's snapshots from the last snapshot listing, which the exporter runs in the background (see the Listings table): how many, when the oldest and newest were taken, the newest one's age (orange past %s, when ZFSSnapshotsStale fires), the space destroying all of them would free (usedbysnapshots) and the sum of what each holds alone (their used; blocks that several share are in neither). Stalest first.", config.Prose(cfg.SnapshotMaxAge)),
 		24, 8,
 		[]query{
 			tq(fmt.Sprintf(`zfs_dataset_snapshots%s`, s.dataset())),
@@ -172,7 +171,7 @@ func datasetsBoard(cfg config.Config) (dashboard.Dashboard, error) {
 		"short", 8, 8,
 		q(fmt.Sprintf(`topk(%d, zfs_dataset_snapshots%s)`, topDatasets, s.dataset()), "{{dataset}}")))
 	b.WithPanel(b.timeseries(fmt.Sprintf("Newest snapshot age, stalest %d", topDatasets),
-		fmt.Sprintf("Time since the newest snapshot of the %d datasets whose newest snapshot is oldest. A saw-tooth is a snapshot job at work; a line that keeps rising is one that stopped. The line marks %s, where ZFSSnapshotsStale fires.", topDatasets, prose(cfg.SnapshotMaxAge)),
+		fmt.Sprintf("Time since the newest snapshot of the %d datasets whose newest snapshot is oldest. A saw-tooth is a snapshot job at work; a line that keeps rising is one that stopped. The line marks %s, where ZFSSnapshotsStale fires.", topDatasets, config.Prose(cfg.SnapshotMaxAge)),
 		"s", 8, 8,
 		q(fmt.Sprintf(`topk(%d, %s)`, topDatasets, newestAge), "{{dataset}}")).
 		Min(0).
@@ -205,7 +204,7 @@ func datasetsBoard(cfg config.Config) (dashboard.Dashboard, error) {
 	b.row("Exporter")
 	b.WithPanel(b.table("Listings",
 		fmt.Sprintf("The exporter's two zfs listings: %s (filesystems and volumes, at every scrape) and %s (snapshots, in the background every --collector.dataset.snapshot-interval; scrapes serve the last listing that worked). Whether the last run worked, when one last did, and how long ago: ZFSExporterSourceStale fires past %s for the first and %s for the second.",
-			config.SourceDatasets, config.SourceSnapshots, prose(cfg.StaleAfter), prose(cfg.SnapshotListingStaleAfter)),
+			config.SourceDatasets, config.SourceSnapshots, config.Prose(cfg.StaleAfter), config.Prose(cfg.SnapshotListingStaleAfter)),
 		12, 6,
 		[]query{
 			tq(fmt.Sprintf(`zfs_exporter_source_up%s`, listings)),
@@ -221,31 +220,10 @@ func datasetsBoard(cfg config.Config) (dashboard.Dashboard, error) {
 		}).
 		SortBy(sortBy("instance")))
 	b.WithPanel(b.timeseries("Listing age",
-		fmt.Sprintf("Time since each listing last worked. The snapshot listing's age climbs to its interval and drops at each run; a line that keeps rising is a listing that fails or hangs (the exporter's log says why). Its snapshot figures are then as old as its age, and ZFSSnapshotsStale waits for it (past %s).", prose(cfg.SnapshotListingStaleAfter)),
+		fmt.Sprintf("Time since each listing last worked. The snapshot listing's age climbs to its interval and drops at each run; a line that keeps rising is a listing that fails or hangs (the exporter's log says why). Its snapshot figures are then as old as its age, and ZFSSnapshotsStale waits for it (past %s).", config.Prose(cfg.SnapshotListingStaleAfter)),
 		"s", 12, 6,
 		q(fmt.Sprintf(`time() - zfs_exporter_source_last_success_timestamp_seconds%s`, listings), "{{instance}} {{source}}")).
 		Min(0))
 
 	return b.Build()
-}
-
-// pct writes a share as a percent for descriptions: 0.9 is "90%".
-func pct(r float64) string { return strconv.FormatFloat(r*100, 'f', -1, 64) + "%" }
-
-// prose writes a duration for descriptions, in its largest whole unit:
-// "36 hours", "1 hour", "5 minutes".
-func prose(d time.Duration) string {
-	for _, u := range []struct {
-		unit string
-		d    time.Duration
-	}{{"day", 24 * time.Hour}, {"hour", time.Hour}, {"minute", time.Minute}} {
-		if d >= u.d && d%u.d == 0 {
-			n := int64(d / u.d)
-			if n == 1 {
-				return "1 " + u.unit
-			}
-			return strconv.FormatInt(n, 10) + " " + u.unit + "s"
-		}
-	}
-	return d.String()
 }

@@ -3,7 +3,10 @@
 // dashboards and the rules.
 package config
 
-import "time"
+import (
+	"strconv"
+	"time"
+)
 
 // Config tunes the generated dashboards and rules.
 type Config struct {
@@ -47,3 +50,25 @@ func Default() Config {
 		SnapshotListingStaleAfter: time.Hour,
 	}
 }
+
+// Prose writes a duration of the configuration for people, in its largest
+// whole unit: "35 days", "1 hour", "30 minutes".
+func Prose(d time.Duration) string {
+	for _, u := range []struct {
+		unit string
+		d    time.Duration
+	}{{"day", 24 * time.Hour}, {"hour", time.Hour}, {"minute", time.Minute}} {
+		if d >= u.d && d%u.d == 0 {
+			n := int64(d / u.d)
+			if n == 1 {
+				return "1 " + u.unit
+			}
+			return strconv.FormatInt(n, 10) + " " + u.unit + "s"
+		}
+	}
+	return d.String()
+}
+
+// Percent writes a share (0 to 1) of the configuration as a percent: 0.9
+// is "90%".
+func Percent(r float64) string { return strconv.FormatFloat(r*100, 'f', -1, 64) + "%" }

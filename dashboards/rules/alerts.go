@@ -89,7 +89,7 @@ func (b builder) poolAlerts() []rule {
 			fmt.Sprintf("increase(%s[%s]) > 0", b.sel("zfs_vdev_"+kind+"_errors_total"), promDuration(errorWindow)),
 			"ZFS vdev {{ $labels.vdev }} of pool {{ $labels.pool }} has new "+kind+" errors.",
 			"Vdev {{ $labels.vdev }} of pool {{ $labels.pool }} on {{ $labels.instance }} counted about {{ printf \"%.0f\" $value }} new "+kind+
-				" errors in the last "+prose(errorWindow)+". The counters go back to 0 at export or zpool clear.")
+				" errors in the last "+config.Prose(errorWindow)+". The counters go back to 0 at export or zpool clear.")
 		r.Labels["errors"] = kind
 		rules = append(rules, r)
 	}
@@ -101,12 +101,12 @@ func (b builder) poolAlerts() []rule {
 			"Pool {{ $labels.pool }} on {{ $labels.instance }} reports {{ $value }} data errors: files or metadata that ZFS could not repair from redundancy. zpool status -v {{ $labels.pool }} lists the files."),
 		alert(AlertPoolCapacityWarning, warning, "5m",
 			fmt.Sprintf("%s\n> %s", capacity, strconv.FormatFloat(b.cfg.CapacityWarning, 'f', -1, 64)),
-			"ZFS pool {{ $labels.pool }} is more than "+percent(b.cfg.CapacityWarning)+" full.",
-			"Pool {{ $labels.pool }} on {{ $labels.instance }} has {{ $value | humanizePercentage }} of its space allocated (warning at "+percent(b.cfg.CapacityWarning)+"): allocation slows down and fragments as a pool fills."),
+			"ZFS pool {{ $labels.pool }} is more than "+config.Percent(b.cfg.CapacityWarning)+" full.",
+			"Pool {{ $labels.pool }} on {{ $labels.instance }} has {{ $value | humanizePercentage }} of its space allocated (warning at "+config.Percent(b.cfg.CapacityWarning)+"): allocation slows down and fragments as a pool fills."),
 		alert(AlertPoolCapacityCritical, critical, "5m",
 			fmt.Sprintf("%s\n> %s", capacity, strconv.FormatFloat(b.cfg.CapacityCritical, 'f', -1, 64)),
-			"ZFS pool {{ $labels.pool }} is more than "+percent(b.cfg.CapacityCritical)+" full.",
-			"Pool {{ $labels.pool }} on {{ $labels.instance }} has {{ $value | humanizePercentage }} of its space allocated (critical at "+percent(b.cfg.CapacityCritical)+"): writes will soon fail, and a full pool can even refuse to delete files."),
+			"ZFS pool {{ $labels.pool }} is more than "+config.Percent(b.cfg.CapacityCritical)+" full.",
+			"Pool {{ $labels.pool }} on {{ $labels.instance }} has {{ $value | humanizePercentage }} of its space allocated (critical at "+config.Percent(b.cfg.CapacityCritical)+"): writes will soon fail, and a full pool can even refuse to delete files."),
 	)
 }
 
@@ -160,12 +160,12 @@ and on (instance, pool, function, vdev)
 	overdue := alert(AlertScrubOverdue, warning, "",
 		lastScrub,
 		"ZFS pool {{ $labels.pool }} is overdue for a scrub.",
-		"No scrub of pool {{ $labels.pool }} on {{ $labels.instance }} has finished in the last {{ $value | humanizeDuration }} (the limit is "+prose(maxAge)+"): latent errors on disks that are rarely read go unnoticed until a resilver needs them.")
+		"No scrub of pool {{ $labels.pool }} on {{ $labels.instance }} has finished in the last {{ $value | humanizeDuration }} (the limit is "+config.Prose(maxAge)+"): latent errors on disks that are rarely read go unnoticed until a resilver needs them.")
 	overdue.Labels["last_scan"] = "old"
 	never := alert(AlertScrubOverdue, warning, promDuration(maxAge),
 		neverScanned,
 		"ZFS pool {{ $labels.pool }} shows no scrub.",
-		"zpool status has shown no scrub or resilver of pool {{ $labels.pool }} on {{ $labels.instance }} for "+prose(maxAge)+": the pool may never have been scrubbed.")
+		"zpool status has shown no scrub or resilver of pool {{ $labels.pool }} on {{ $labels.instance }} for "+config.Prose(maxAge)+": the pool may never have been scrubbed.")
 	never.Labels["last_scan"] = "none"
 	return []rule{
 		alert(AlertResilverStalled, warning, "",
@@ -175,7 +175,7 @@ and on (instance, pool, function, vdev)
 			// has had the whole stall time.
 			stalled,
 			"ZFS {{ $labels.function }} of pool {{ $labels.pool }} makes no progress.",
-			"The {{ $labels.function }} of pool {{ $labels.pool }}{{ with $labels.vdev }} (vdev {{ . }}){{ end }} on {{ $labels.instance }} has issued no more bytes for "+prose(stall)+": the pool stays without its full redundancy until it ends."),
+			"The {{ $labels.function }} of pool {{ $labels.pool }}{{ with $labels.vdev }} (vdev {{ . }}){{ end }} on {{ $labels.instance }} has issued no more bytes for "+config.Prose(stall)+": the pool stays without its full redundancy until it ends."),
 		overdue,
 		never,
 	}
@@ -191,13 +191,13 @@ func (b builder) datasetAlerts() []rule {
 	}
 	quota := alert(AlertDatasetQuotaNearlyFull, warning, "15m",
 		share("zfs_dataset_used_bytes", "zfs_dataset_quota_bytes"),
-		"ZFS dataset {{ $labels.dataset }} has used more than "+percent(warn)+" of its quota.",
-		"Dataset {{ $labels.dataset }} on {{ $labels.instance }} uses {{ $value | humanizePercentage }} of its quota (warning at "+percent(warn)+"), snapshots and the datasets below it included: when it is reached, writes to any of them fail with \"Disk quota exceeded\".")
+		"ZFS dataset {{ $labels.dataset }} has used more than "+config.Percent(warn)+" of its quota.",
+		"Dataset {{ $labels.dataset }} on {{ $labels.instance }} uses {{ $value | humanizePercentage }} of its quota (warning at "+config.Percent(warn)+"), snapshots and the datasets below it included: when it is reached, writes to any of them fail with \"Disk quota exceeded\".")
 	quota.Labels["quota"] = "quota"
 	refquota := alert(AlertDatasetQuotaNearlyFull, warning, "15m",
 		share("zfs_dataset_referenced_bytes", "zfs_dataset_refquota_bytes"),
-		"ZFS dataset {{ $labels.dataset }} has used more than "+percent(warn)+" of its refquota.",
-		"Dataset {{ $labels.dataset }} on {{ $labels.instance }} refers to {{ $value | humanizePercentage }} of its refquota (warning at "+percent(warn)+"), its snapshots and the datasets below it not counted: when it is reached, writes to it fail with \"Disk quota exceeded\".")
+		"ZFS dataset {{ $labels.dataset }} has used more than "+config.Percent(warn)+" of its refquota.",
+		"Dataset {{ $labels.dataset }} on {{ $labels.instance }} refers to {{ $value | humanizePercentage }} of its refquota (warning at "+config.Percent(warn)+"), its snapshots and the datasets below it not counted: when it is reached, writes to it fail with \"Disk quota exceeded\".")
 	refquota.Labels["quota"] = "refquota"
 
 	// Ages come from the snapshot listing, which runs in the background:
@@ -221,8 +221,8 @@ unless on (instance)
 		refquota,
 		alert(AlertSnapshotsStale, warning, "30m",
 			stale,
-			"ZFS dataset {{ $labels.dataset }} has no snapshot newer than "+prose(maxAge)+".",
-			"The newest snapshot of dataset {{ $labels.dataset }} on {{ $labels.instance }} was taken {{ $value | humanizeDuration }} ago (the limit is "+prose(maxAge)+"): the job that snapshots it, or replicates snapshots to it, has stopped or no longer covers it."),
+			"ZFS dataset {{ $labels.dataset }} has no snapshot newer than "+config.Prose(maxAge)+".",
+			"The newest snapshot of dataset {{ $labels.dataset }} on {{ $labels.instance }} was taken {{ $value | humanizeDuration }} ago (the limit is "+config.Prose(maxAge)+"): the job that snapshots it, or replicates snapshots to it, has stopped or no longer covers it."),
 		alert(AlertDatasetKeyUnavailable, critical, "5m",
 			// canmount=on: the dataset is meant to be mounted. noauto and
 			// off (a raw replication target, a container of datasets) are
@@ -240,10 +240,10 @@ unless on (instance)
 func (b builder) sourceStale(matcher string, after time.Duration, snapshots bool) []rule {
 	lastSuccess := b.sel("zfs_exporter_source_last_success_timestamp_seconds", matcher)
 	oldText := "The exporter on {{ $labels.instance }} last read {{ $labels.source }} {{ $value | humanizeDuration }} ago: the metrics that come from it are missing or old. A zpool command may hang on a suspended pool (zfs_exporter_command_hung)."
-	noneText := "The exporter on {{ $labels.instance }} has not once read {{ $labels.source }} since it started, and it has been failing for " + prose(after) + "."
+	noneText := "The exporter on {{ $labels.instance }} has not once read {{ $labels.source }} since it started, and it has been failing for " + config.Prose(after) + "."
 	if snapshots {
-		oldText = "The exporter on {{ $labels.instance }} last listed snapshots {{ $value | humanizeDuration }} ago (it lists them in the background; the limit is " + prose(after) + "): snapshot counts and ages are missing or old, and " + AlertSnapshotsStale + " waits for a fresh listing."
-		noneText = "The exporter on {{ $labels.instance }} has not once listed snapshots since it started, and the listing has been failing for " + prose(after) + ": snapshot counts and ages are missing, and " + AlertSnapshotsStale + " cannot fire."
+		oldText = "The exporter on {{ $labels.instance }} last listed snapshots {{ $value | humanizeDuration }} ago (it lists them in the background; the limit is " + config.Prose(after) + "): snapshot counts and ages are missing or old, and " + AlertSnapshotsStale + " waits for a fresh listing."
+		noneText = "The exporter on {{ $labels.instance }} has not once listed snapshots since it started, and the listing has been failing for " + config.Prose(after) + ": snapshot counts and ages are missing, and " + AlertSnapshotsStale + " cannot fire."
 	}
 	// Two rules, told apart by last_success: a source that never answered
 	// has no last success time, and only for can tell how long it failed.
@@ -270,7 +270,7 @@ func (b builder) exporterAlerts() []rule {
 		alert(AlertCollectorFailing, warning, promDuration(after),
 			b.sel("zfs_exporter_collector_success")+" == 0",
 			"ZFS exporter collector {{ $labels.collector }} on {{ $labels.instance }} is failing.",
-			"Collector {{ $labels.collector }} of the exporter on {{ $labels.instance }} has failed every scrape for "+prose(after)+": its metrics are missing. The exporter's log says why."),
+			"Collector {{ $labels.collector }} of the exporter on {{ $labels.instance }} has failed every scrape for "+config.Prose(after)+": its metrics are missing. The exporter's log says why."),
 		alert(AlertPoolMetricsAbsent, warning, promDuration(after),
 			// A pool's state series is there while the exporter runs, even
 			// when zpool hangs (kstats stand in), so its absence means the
@@ -280,6 +280,6 @@ func (b builder) exporterAlerts() []rule {
 				b.sel("zfs_pool_state", `state="online"`), promDuration(absentWindow),
 				b.sel("zfs_pool_state", `state="online"`)),
 			"ZFS pool {{ $labels.pool }} on {{ $labels.instance }} is no longer reported.",
-			"Pool {{ $labels.pool }} on {{ $labels.instance }} was reported in the last "+prose(absentWindow)+" but is not now: it was exported or destroyed, failed to import after a reboot, or the exporter is down. This alert ends by itself "+prose(absentWindow)+" after the pool went away."),
+			"Pool {{ $labels.pool }} on {{ $labels.instance }} was reported in the last "+config.Prose(absentWindow)+" but is not now: it was exported or destroyed, failed to import after a reboot, or the exporter is down. This alert ends by itself "+config.Prose(absentWindow)+" after the pool went away."),
 	)
 }

@@ -18,18 +18,3 @@ func TestPromDuration(t *testing.T) {
 		}
 	}
 }
-
-func TestProse(t *testing.T) {
-	for d, want := range map[time.Duration]string{
-		35 * 24 * time.Hour: "35 days",
-		24 * time.Hour:      "1 day",
-		time.Hour:           "1 hour",
-		90 * time.Minute:    "90 minutes",
-		5 * time.Minute:     "5 minutes",
-		90 * time.Second:    "1m30s",
-	} {
-		if got := prose(d); got != want {
-			t.Errorf("prose(%v) = %q, want %q", d, got, want)
-		}
-	}
-}

@@ -157,23 +157,4 @@ func promDuration(d time.Duration) string {
 	return strconv.FormatInt(d.Milliseconds(), 10) + "ms"
 }
 
-// prose writes d for people: "35 days", "30 minutes".
-func prose(d time.Duration) string {
-	for _, u := range []struct {
-		unit string
-		d    time.Duration
-	}{{"day", 24 * time.Hour}, {"hour", time.Hour}, {"minute", time.Minute}} {
-		if d >= u.d && d%u.d == 0 {
-			n := int64(d / u.d)
-			if n == 1 {
-				return "1 " + u.unit
-			}
-			return strconv.FormatInt(n, 10) + " " + u.unit + "s"
-		}
-	}
-	return d.String()
-}
-
 func seconds(d time.Duration) string { return strconv.FormatInt(int64(d/time.Second), 10) }
-
-func percent(r float64) string { return strconv.FormatFloat(r*100, 'f', -1, 64) + "%" }
