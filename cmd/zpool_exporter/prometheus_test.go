@@ -61,8 +61,8 @@ func TestPrometheusDashboardsAndAlerts(t *testing.T) {
 	// A dataset with a quota and a refquota, and a snapshot, for the
 	// datasets dashboard and the quota alert.
 	quotaDS := stripe + "/quota"
-	zfsCommand(t, "create", "-o", "quota=32M", "-o", "refquota=40M", quotaDS)
-	zfsCommand(t, "snapshot", quotaDS+"@start")
+	e2e.ZFS(t, "create", "-o", "quota=32M", "-o", "refquota=40M", quotaDS)
+	e2e.ZFS(t, "snapshot", quotaDS+"@start")
 	logPhase("creating the zfs-fuse pools")
 
 	// The replays: real OpenZFS 2.3.2 pools in three states with their
@@ -244,7 +244,7 @@ func TestPrometheusDashboardsAndAlerts(t *testing.T) {
 		if a.Labels["quota"] != "quota" || a.Labels["severity"] != "warning" {
 			t.Errorf("ZFSDatasetQuotaNearlyFull labels %v, want quota quota and severity warning", a.Labels)
 		}
-		zfsCommand(t, "set", "quota=128M", quotaDS)
+		e2e.ZFS(t, "set", "quota=128M", quotaDS)
 		hook.wait(t, 90*time.Second, "ZFSDatasetQuotaNearlyFull resolved for "+quotaDS, func(a webhookAlert) bool {
 			return a.Status == "resolved" && a.Labels["alertname"] == "ZFSDatasetQuotaNearlyFull" && a.Labels["dataset"] == quotaDS
 		})
@@ -255,14 +255,6 @@ func TestPrometheusDashboardsAndAlerts(t *testing.T) {
 		logPhase("drawing the dashboards")
 	}
 	t.Logf("whole test: %s", time.Since(began).Round(time.Second))
-}
-
-// zfsCommand runs zfs, failing the test when it fails.
-func zfsCommand(t *testing.T, args ...string) {
-	t.Helper()
-	if out, err := exec.Command("zfs", args...).CombinedOutput(); err != nil {
-		t.Fatalf("zfs %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
 }
 
 // drawDashboards runs a few minutes of benchmark-like writes and reads on

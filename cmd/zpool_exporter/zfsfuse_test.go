@@ -3,7 +3,6 @@ package main
 import (
 	"crypto/rand"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -238,32 +237,24 @@ func TestZFSFuseFaults(t *testing.T) {
 func TestZFSFuseDatasets(t *testing.T) {
 	z := e2e.RequireZFSFuse(t)
 	pool, mnt := z.Create("ds", z.Disk("d1", 256))
-	zfs := func(args ...string) string {
-		t.Helper()
-		out, err := exec.Command("zfs", args...).CombinedOutput()
-		if err != nil {
-			t.Fatalf("zfs %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-		return string(out)
-	}
-	zfs("create", "-o", "quota=64M", "-o", "refquota=32M", pool+"/quota")
-	zfs("create", "-o", "reservation=16M", "-o", "refreservation=8M", pool+"/reserved")
-	zfs("create", "-o", "compression=gzip", pool+"/gzip")
+	e2e.ZFS(t, "create", "-o", "quota=64M", "-o", "refquota=32M", pool+"/quota")
+	e2e.ZFS(t, "create", "-o", "reservation=16M", "-o", "refreservation=8M", pool+"/reserved")
+	e2e.ZFS(t, "create", "-o", "compression=gzip", pool+"/gzip")
 	e2e.WriteRandom(t, filepath.Join(mnt, "quota", "data"), 12)
 	if err := os.WriteFile(filepath.Join(mnt, "gzip", "text"), []byte(strings.Repeat("zpool_exporter datasets\n", 200000)), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	// Snapshots taken over time: creation times are in seconds.
-	zfs("snapshot", pool+"/quota@first")
+	e2e.ZFS(t, "snapshot", pool+"/quota@first")
 	time.Sleep(1100 * time.Millisecond)
 	e2e.WriteRandom(t, filepath.Join(mnt, "quota", "more"), 2)
-	zfs("snapshot", pool+"/quota@second")
+	e2e.ZFS(t, "snapshot", pool+"/quota@second")
 
 	// The figures zfs-fuse knows.
 	props := []string{"used", "available", "referenced", "usedbydataset", "usedbychildren", "usedbysnapshots",
 		"usedbyrefreservation", "quota", "refquota", "reservation", "refreservation", "compressratio"}
 	get := func(props ...string) string {
-		return zfs(append([]string{"get", "-Hp", "-r", "-o", "name,property,value", strings.Join(props, ",")}, pool)...)
+		return e2e.ZFS(t, append([]string{"get", "-Hp", "-r", "-o", "name,property,value", strings.Join(props, ",")}, pool)...)
 	}
 	var out, before, snapshots string
 	for try := 0; ; try++ {
@@ -310,16 +301,8 @@ func TestZFSFuseDatasets(t *testing.T) {
 func TestZFSFuseSnapshotsInTheBackground(t *testing.T) {
 	z := e2e.RequireZFSFuse(t)
 	pool, _ := z.Create("snap", z.Disk("d1", 128))
-	zfs := func(args ...string) string {
-		t.Helper()
-		out, err := exec.Command("zfs", args...).CombinedOutput()
-		if err != nil {
-			t.Fatalf("zfs %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-		return string(out)
-	}
-	zfs("create", pool+"/home")
-	zfs("snapshot", pool+"/home@hourly-1")
+	e2e.ZFS(t, "create", pool+"/home")
+	e2e.ZFS(t, "snapshot", pool+"/home@hourly-1")
 	e := e2e.Start(t, exporterBin, nil, "--collector.dataset", "--collector.dataset.include=^"+pool+"($|/)",
 		"--collector.dataset.snapshot-interval=1s", "--collector.dataset.per-snapshot")
 	home := map[string]string{"dataset": pool + "/home"}
@@ -328,12 +311,12 @@ func TestZFSFuseSnapshotsInTheBackground(t *testing.T) {
 		return ok && v == 1
 	})
 	time.Sleep(1100 * time.Millisecond)
-	zfs("snapshot", pool+"/home@hourly-2")
+	e2e.ZFS(t, "snapshot", pool+"/home@hourly-2")
 	m := e.WaitFor(t, 20*time.Second, "the second snapshot of "+pool+"/home", func(m e2e.Metrics) bool {
 		v, ok := m.Get("zfs_dataset_snapshots", home)
 		return ok && v == 2
 	})
-	creation := strings.TrimSpace(zfs("get", "-Hp", "-o", "value", "creation", pool+"/home@hourly-2"))
+	creation := strings.TrimSpace(e2e.ZFS(t, "get", "-Hp", "-o", "value", "creation", pool+"/home@hourly-2"))
 	want, err := strconv.ParseFloat(creation, 64)
 	if err != nil {
 		t.Fatalf("creation %q: %v", creation, err)
@@ -347,7 +330,7 @@ func TestZFSFuseSnapshotsInTheBackground(t *testing.T) {
 	if v, ok := m.Get("zfs_exporter_source_up", map[string]string{"source": "zfs_list_snapshots"}); !ok || v != 1 {
 		t.Errorf("zfs_list_snapshots source up: %v (present %v)", v, ok)
 	}
-	if n := e2e.CompareSnapshots(t, m, zfs("get", "-Hp", "-r", "-o", "name,property,value", "creation,used", pool)); n != 2 {
+	if n := e2e.CompareSnapshots(t, m, e2e.ZFS(t, "get", "-Hp", "-r", "-o", "name,property,value", "creation,used", pool)); n != 2 {
 		t.Errorf("snapshots of %d datasets compared, want 2", n)
 	}
 	e.Quit(t)

@@ -113,6 +113,16 @@ func Zpool(t testing.TB, args ...string) string {
 	}
 }
 
+// ZFS runs a zfs command and returns its output, failing t when it fails.
+func ZFS(t testing.TB, args ...string) string {
+	t.Helper()
+	out, err := exec.Command("zfs", args...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("zfs %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
 // WriteRandom writes mib MiB of incompressible data to path and syncs.
 func WriteRandom(t testing.TB, path string, mib int) {
 	t.Helper()
