@@ -67,3 +67,27 @@ func ReadStandIn(dir string) (StandIn, error) {
 	}
 	return s, sc.Err()
 }
+
+// ReadOwnStandIn reads the settings beside the running executable, as a
+// stand-in does.
+func ReadOwnStandIn() (StandIn, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return StandIn{}, err
+	}
+	return ReadStandIn(filepath.Dir(exe))
+}
+
+// LogRun appends a line for a run to the log at path, if any. One write
+// of a short line with O_APPEND keeps concurrent runs' lines whole.
+func LogRun(path, line string) {
+	if path == "" {
+		return
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return
+	}
+	f.WriteString(line + "\n")
+	f.Close()
+}

@@ -23,7 +23,6 @@ package main
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -32,7 +31,7 @@ import (
 
 func main() {
 	start := time.Now()
-	s, err := readSettings()
+	s, err := benchhost.ReadOwnStandIn()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "zfs stand-in:", err)
 		os.Exit(1)
@@ -60,21 +59,9 @@ func main() {
 	os.Exit(status)
 }
 
-func readSettings() (benchhost.StandIn, error) {
-	exe, err := os.Executable()
-	if err != nil {
-		return benchhost.StandIn{}, err
-	}
-	return benchhost.ReadStandIn(filepath.Dir(exe))
-}
-
-// logRun appends the command line, marked when it failed or went
-// unanswered. One write of a short line with O_APPEND keeps concurrent
-// runs' lines whole.
+// logRun logs the command line, marked when it failed or went
+// unanswered.
 func logRun(path string, args []string, status int, err error) {
-	if path == "" {
-		return
-	}
 	line := "zfs " + strings.Join(args, " ")
 	switch {
 	case err != nil:
@@ -82,10 +69,5 @@ func logRun(path string, args []string, status int, err error) {
 	case status != 0:
 		line = fmt.Sprintf("exit %d: %s", status, line)
 	}
-	f, ferr := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
-	if ferr != nil {
-		return
-	}
-	f.WriteString(line + "\n")
-	f.Close()
+	benchhost.LogRun(path, line)
 }

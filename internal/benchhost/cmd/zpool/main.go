@@ -15,7 +15,6 @@ package main
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -23,7 +22,7 @@ import (
 )
 
 func main() {
-	s, err := readSettings()
+	s, err := benchhost.ReadOwnStandIn()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "zpool stand-in:", err)
 		os.Exit(1)
@@ -38,28 +37,11 @@ func main() {
 	os.Stdout.Write(out)
 }
 
-func readSettings() (benchhost.StandIn, error) {
-	exe, err := os.Executable()
-	if err != nil {
-		return benchhost.StandIn{}, err
-	}
-	return benchhost.ReadStandIn(filepath.Dir(exe))
-}
-
-// logRun appends the command line, marked when it went unanswered. One
-// write of a short line with O_APPEND keeps concurrent runs' lines whole.
+// logRun logs the command line, marked when it went unanswered.
 func logRun(path string, args []string, err error) {
-	if path == "" {
-		return
-	}
 	line := "zpool " + strings.Join(args, " ")
 	if err != nil {
 		line = "unanswered: " + line
 	}
-	f, ferr := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
-	if ferr != nil {
-		return
-	}
-	f.WriteString(line + "\n")
-	f.Close()
+	benchhost.LogRun(path, line)
 }
