@@ -93,6 +93,15 @@ func datasets(t *testing.T, mnt string) {
 	if n := e2e.CompareDatasets(t, m, before); n < 50 {
 		t.Errorf("%d figures compared, want those of 6 datasets", n)
 	}
+	// OpenZFS 2.3 on lists datasets as JSON: the figures above came
+	// through it.
+	json := false
+	for _, c := range m.Series("zfs_exporter_command_runs_total", nil) {
+		json = json || strings.HasPrefix(e2e.Label(c, "command"), "zfs list -j --json-int -t filesystem,volume ") && e2e.Value(c) > 0
+	}
+	if !json {
+		t.Error("the datasets were not listed with zfs list -j --json-int")
+	}
 	if n := e2e.CompareSnapshots(t, m, snapshotsBefore); n != 6 {
 		t.Errorf("snapshots of %d datasets compared, want 6", n)
 	}
