@@ -105,10 +105,11 @@ exit $rc
 	t.Logf("OpenZFS %s: image ready in %s, guest walk took %s", version, built.Round(time.Second), time.Since(walkBegan).Round(time.Second))
 
 	log, _ := os.ReadFile(filepath.Join(job, "log"))
-	report(t, string(log))
 	if err != nil {
 		t.Errorf("the guest job failed: %v\n%s", err, tail(out.String(), 40))
 	}
+	// Last, so that the end of a long log names the scenarios that failed.
+	report(t, string(log))
 	// The guest has no promtool: the expositions it kept are checked here.
 	proms, _ := filepath.Glob(filepath.Join(job, "expositions", "*.prom"))
 	if len(proms) == 0 {
@@ -166,17 +167,21 @@ func report(t *testing.T, log string) {
 		return
 	}
 	passed := false
+	var failed []string
 	sc := bufio.NewScanner(strings.NewReader(log))
 	for sc.Scan() {
 		line := sc.Text()
 		t.Log(line)
 		trimmed := strings.TrimSpace(line)
-		if strings.HasPrefix(trimmed, "--- FAIL: TestWalk/") {
-			t.Errorf("scenario failed in the guest: %s", strings.TrimPrefix(trimmed, "--- FAIL: TestWalk/"))
+		if name, ok := strings.CutPrefix(trimmed, "--- FAIL: TestWalk/"); ok {
+			failed = append(failed, name)
 		}
 		if trimmed == "PASS" {
 			passed = true
 		}
+	}
+	for _, name := range failed {
+		t.Errorf("scenario failed in the guest: %s", name)
 	}
 	if !passed {
 		t.Error("the walk did not pass (see the log above)")
