@@ -5,12 +5,16 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/prometheus/client_golang/prometheus/testutil"
+	dto "github.com/prometheus/client_model/go"
 
 	"github.com/zpool-exporter/zpool_exporter/internal/runner"
 	"github.com/zpool-exporter/zpool_exporter/internal/zfs"
@@ -48,10 +52,11 @@ type datasetFigure struct {
 }
 
 // The dataset collector over a real zfs-fuse pool (zfs get -Hp, as zfs
-// list takes no -p there) and over OpenZFS 2.4.4 (one zfs list -Hp, with a
+// list takes no -p there) and over OpenZFS 2.3.2 (one zfs list -j, with a
 // volume, an encrypted filesystem whose key is loaded, and the settings
-// zfs-fuse lacks): the golden exposition, lint, the figures zfs get -Hp
-// printed at the same moment, and no series where zfs prints none.
+// zfs-fuse lacks), with their snapshots: the golden exposition, lint, the
+// figures zfs get -Hp printed at the same moment, and no series where zfs
+// prints none.
 func TestDatasetCollector(t *testing.T) {
 	for _, c := range []struct {
 		name, dir, golden string
@@ -85,7 +90,7 @@ func TestDatasetCollector(t *testing.T) {
 			{"zfs_dataset_newest_snapshot_timestamp_seconds", "cds/gzip"}, // no snapshots
 		},
 	}, {
-		name: "OpenZFS 2.4.4", dir: "../internal/zfs/dataset/testdata/openzfs-2.4-guest", golden: "dataset-openzfs-2.4.prom",
+		name: "OpenZFS 2.3.2", dir: "../internal/zfs/dataset/testdata/openzfs-2.3-guest", golden: "dataset-openzfs-2.3.prom",
 		figures: []datasetFigure{
 			{"zfs_dataset_volume_size_bytes", map[string]string{"dataset": "mir/ds/vol"}, 16 << 20},
 			{"zfs_dataset_info", map[string]string{"dataset": "mir/ds/vol", "type": "volume", "block_size": "16384", "atime": ""}, 1},
@@ -94,6 +99,16 @@ func TestDatasetCollector(t *testing.T) {
 			{"zfs_dataset_compression_ratio", map[string]string{"dataset": "mir/ds/gzip"}, 150.76},
 			{"zfs_dataset_logical_used_bytes", map[string]string{"dataset": "mir/ds/gzip"}, 4862976},
 			{"zfs_exporter_source_up", map[string]string{"source": "zfs_list"}, 1},
+			{"zfs_exporter_command_runs_total", map[string]string{"command": "zfs list -j --json-int -t filesystem,volume -o " + strings.Join(zfs.DatasetProperties, ",")}, 1},
+			// @first, then @second of every dataset 3 s later.
+			{"zfs_dataset_snapshots", map[string]string{"dataset": "mir/ds/quota"}, 2},
+			{"zfs_dataset_oldest_snapshot_timestamp_seconds", map[string]string{"dataset": "mir/ds/quota"}, 1796220460},
+			{"zfs_dataset_newest_snapshot_timestamp_seconds", map[string]string{"dataset": "mir/ds/quota"}, 1796220463},
+			{"zfs_dataset_snapshots_used_bytes", map[string]string{"dataset": "mir/ds/quota"}, 13312},
+			{"zfs_dataset_snapshots", map[string]string{"dataset": "mir/ds/vol"}, 1},
+			{"zfs_dataset_snapshots", map[string]string{"dataset": "mir"}, 0},
+			{"zfs_dataset_info", map[string]string{"dataset": "mir/ds/enc", "canmount": "on"}, 1},
+			{"zfs_dataset_info", map[string]string{"dataset": "mir/ds/vol", "canmount": ""}, 1},
 		},
 		absent: [][2]string{
 			{"zfs_dataset_quota_bytes", "mir/ds/vol"},         // "-"
@@ -163,5 +178,56 @@ func TestDatasetCollectorDepth(t *testing.T) {
 	}
 	if v, _ := value(fams, "zfs_exporter_datasets_left_out", nil); v != 0 {
 		t.Errorf("left out %v, want 0", v)
+	}
+}
+
+// On OpenZFS 2.3.2, the datasets listed as JSON give the series that the
+// text of zfs list -Hp of the same moment gives, where zfs takes no -j.
+func TestDatasetCollectorJSONAndTextAgree(t *testing.T) {
+	const dir = "../internal/zfs/dataset/testdata/openzfs-2.3-guest"
+	text := t.TempDir()
+	files, err := filepath.Glob(filepath.Join(dir, "*.txt"))
+	if err != nil || len(files) < 4 {
+		t.Fatalf("captures %v: %v", files, err)
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.HasSuffix(f, "__zfs_list_-j.txt") {
+			// The refusal of a zfs before 2.3, for the same command line.
+			command, _, _ := strings.Cut(string(data), "\n")
+			data = []byte(command + "\n# exit: 2\n# stderr: invalid option 'j'\n# ---\n")
+		}
+		if err := os.WriteFile(filepath.Join(text, filepath.Base(f)), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The dataset series, and how many times the listing ran zfs as it
+	// was meant to.
+	datasetSeries := func(dir, listing string) (string, int) {
+		var b strings.Builder
+		n := 0
+		fams := gather(t, datasetExporterOver(t, dir, Config{}, true))
+		for _, f := range fams {
+			if strings.HasPrefix(f.GetName(), "zfs_dataset_") {
+				b.Write(exposition(t, []*dto.MetricFamily{f}))
+				n += len(f.GetMetric())
+			}
+		}
+		command := listing + " -t filesystem,volume -o " + strings.Join(zfs.DatasetProperties, ",")
+		if v, _ := value(fams, "zfs_exporter_command_runs_total", map[string]string{"command": command}); v != 1 {
+			t.Errorf("%s: %q ran %v times, want once", dir, command, v)
+		}
+		return b.String(), n
+	}
+	fromJSON, n := datasetSeries(dir, "zfs list -j --json-int")
+	fromText, _ := datasetSeries(text, "zfs list -Hp")
+	if n < 150 {
+		t.Errorf("%d dataset series from JSON, want those of 10 datasets", n)
+	}
+	if diff := cmp.Diff(fromText, fromJSON); diff != "" {
+		t.Errorf("series from zfs list -Hp (-) and -j (+):\n%s", diff)
 	}
 }
