@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -179,14 +178,6 @@ func (r *running) waitListening(addr string, timeout time.Duration) error {
 }
 
 func (r *running) pid() int { return r.cmd.Process.Pid }
-
-func (r *running) scrape(client *http.Client) (Scrape, error) {
-	s, err := scrape(client, r.url)
-	if err != nil {
-		return s, fmt.Errorf("%s (%s): %w", r.Exporter, r.Via(), err)
-	}
-	return s, nil
-}
 
 // runs counts the zpool and zfs runs so far: the stand-ins' log lines,
 // or for a replay the exporter's own count in the last scrape. ok is false

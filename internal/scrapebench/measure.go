@@ -1,7 +1,9 @@
 package scrapebench
 
 import (
+	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"slices"
 	"time"
@@ -15,6 +17,11 @@ type Plan struct {
 	// Every paces the scrapes: each exporter's next scrape starts no
 	// sooner than this after its last began. Zero scrapes back to back.
 	Every time.Duration
+	// Timeout is how long a scrape may take, as Prometheus's
+	// scrape_timeout: one that takes longer counts as timed out, at this
+	// latency, and the measurement goes on. Zero waits two minutes, and
+	// a scrape that takes longer ends the measurement.
+	Timeout time.Duration
 }
 
 // Row is one exporter's figures on one host, medians of the rounds.
@@ -26,7 +33,8 @@ type Row struct {
 	Runs     float64       // zpool runs per scrape; negative when unknown
 	P50, P99 time.Duration // scrape latency
 	RSS, HWM uint64        // resident memory after the last round, and its peak
-	Series   int           // samples in the last scrape
+	Series   int           // samples in the last scrape that answered
+	TimedOut int           // scrapes of the rounds that took longer than the plan's timeout
 	Notes    []string      // what did not work: collectors that failed, commands without an answer
 	Skipped  string        // why the host was not measured; the figures are empty
 }
@@ -56,14 +64,22 @@ func measure(host string, launches []Launch, bin Binaries, hostDir, work string,
 		started = append(started, r)
 	}
 	client := &http.Client{Timeout: 2 * time.Minute}
+	if plan.Timeout > 0 {
+		client.Timeout = plan.Timeout
+	}
 	last := make([]Scrape, len(started))
+	timedOut := make([]int, len(started))
 	scrapeAll := func(latencies [][]time.Duration) error {
 		for i, r := range started {
-			s, err := r.scrape(client)
+			s, late, err := scrapeWithin(client, r.url, plan.Timeout)
 			if err != nil {
-				return err
+				return fmt.Errorf("%s (%s): %w", r.Exporter, r.Via(), err)
 			}
-			last[i] = s
+			if !late {
+				last[i] = s
+			} else if latencies != nil {
+				timedOut[i]++
+			}
 			if latencies != nil {
 				latencies[i] = append(latencies[i], s.Latency)
 			}
@@ -118,17 +134,33 @@ func measure(host string, launches []Launch, bin Binaries, hostDir, work string,
 		rs := rounds[i]
 		rows[i] = Row{
 			Host: host, Exporter: r.Exporter, Via: r.Via(),
-			CPU:    median(rs, func(r round) time.Duration { return r.cpu }),
-			Runs:   median(rs, func(r round) float64 { return r.runs }),
-			P50:    median(rs, func(r round) time.Duration { return r.p50 }),
-			P99:    median(rs, func(r round) time.Duration { return r.p99 }),
-			RSS:    median(rs, func(r round) uint64 { return r.rss }),
-			HWM:    u.HWM,
-			Series: last[i].Series(),
-			Notes:  notes(r, last[i]),
+			CPU:      median(rs, func(r round) time.Duration { return r.cpu }),
+			Runs:     median(rs, func(r round) float64 { return r.runs }),
+			P50:      median(rs, func(r round) time.Duration { return r.p50 }),
+			P99:      median(rs, func(r round) time.Duration { return r.p99 }),
+			RSS:      median(rs, func(r round) uint64 { return r.rss }),
+			HWM:      u.HWM,
+			Series:   last[i].Series(),
+			TimedOut: timedOut[i],
+			Notes:    notes(r, last[i]),
+		}
+		if n := timedOut[i]; n > 0 {
+			rows[i].Notes = append(rows[i].Notes, fmt.Sprintf("%d of %d scrapes took longer than %v", n, plan.Rounds*plan.Scrapes, plan.Timeout))
 		}
 	}
 	return rows, nil
+}
+
+// scrapeWithin scrapes url with a client whose timeout is timeout, when
+// set: a scrape that runs out of it is late, at that latency, and not an
+// error.
+func scrapeWithin(client *http.Client, url string, timeout time.Duration) (s Scrape, late bool, err error) {
+	s, err = scrape(client, url)
+	var netErr net.Error
+	if timeout > 0 && errors.As(err, &netErr) && netErr.Timeout() {
+		return Scrape{Latency: timeout}, true, nil
+	}
+	return s, false, err
 }
 
 // notes says what did not work in an exporter's last scrape: its failed

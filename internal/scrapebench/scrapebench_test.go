@@ -2,6 +2,9 @@ package scrapebench
 
 import (
 	"bytes"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"slices"
 	"strings"
@@ -126,5 +129,30 @@ func TestWriteTable(t *testing.T) {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("no %q in\n%s", want, b.String())
 		}
+	}
+}
+
+// A scrape that outlasts the plan's timeout is late, at the timeout, and
+// does not end the measurement; without a timeout, the client's own ends
+// it as an error.
+func TestScrapeWithin(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Query().Has("slow") {
+			time.Sleep(300 * time.Millisecond)
+		}
+		io.WriteString(w, "up 1\n")
+	}))
+	defer srv.Close()
+	client := &http.Client{Timeout: 100 * time.Millisecond}
+	s, late, err := scrapeWithin(client, srv.URL, 100*time.Millisecond)
+	if err != nil || late || s.Series() != 1 {
+		t.Errorf("a quick scrape: %+v late %v: %v", s, late, err)
+	}
+	s, late, err = scrapeWithin(client, srv.URL+"?slow", 100*time.Millisecond)
+	if err != nil || !late || s.Latency != 100*time.Millisecond {
+		t.Errorf("a slow scrape: %+v late %v: %v", s, late, err)
+	}
+	if _, _, err := scrapeWithin(client, srv.URL+"?slow", 0); err == nil {
+		t.Error("a slow scrape without a plan's timeout is no error")
 	}
 }

@@ -43,8 +43,9 @@ func main() {
 	flag.DurationVar(&o.Slow, "slow", 150*time.Millisecond, "how long the stand-in takes per answer in the small host's slow variant; 0 leaves it out")
 	flag.DurationVar(&o.Datasets.SnapshotDelay, "snapshot-delay", time.Minute, "how long the stand-in zfs takes to list snapshots")
 	flag.DurationVar(&o.Datasets.SnapshotInterval, "snapshot-interval", 90*time.Second, "zpool_exporter's --collector.dataset.snapshot-interval on hosts with datasets")
-	flag.IntVar(&o.DatasetPlan.Scrapes, "dataset-scrapes", 24, "scrapes of each exporter on a host with datasets, in one round after one warm-up")
+	flag.IntVar(&o.DatasetPlan.Scrapes, "dataset-scrapes", 20, "scrapes of each exporter on a host with datasets, in one round after one warm-up")
 	flag.DurationVar(&o.DatasetPlan.Every, "dataset-every", 5*time.Second, "time between the scrapes on a host with datasets")
+	flag.DurationVar(&o.DatasetPlan.Timeout, "dataset-timeout", 10*time.Second, "scrape timeout on a host with datasets, as Prometheus's default: a longer scrape counts as timed out")
 	flag.Parse()
 	o.DatasetPlan.Warmup, o.DatasetPlan.Rounds = 1, 1
 	o.Large = scrapebench.Plan{Warmup: 1, Rounds: 1, Scrapes: max(1, o.Plan.Scrapes/2)}
