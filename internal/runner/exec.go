@@ -220,6 +220,7 @@ func (e *Exec) execute(ctx context.Context, s *slot, start time.Time, name strin
 	e.stats.started(s.line)
 	maxOutput := outputLimit(ctx, e.maxOutput)
 	stdout := newLimitedBuffer(maxOutput, false)
+	stdout.grow(outputSizeHint(ctx, maxOutput))
 	stderr := newLimitedBuffer(e.maxStderr, true)
 	p, err := startProcess(name, args, childEnv(e.env), stdout, stderr, e.wait)
 	if err != nil {

@@ -339,10 +339,23 @@ func (b *limitedBuffer) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
+// grow makes room for n bytes at once: an output expected to be large
+// then takes no copies as it comes.
+func (b *limitedBuffer) grow(n int) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if n > cap(b.buf)-len(b.buf) {
+		b.buf = append(make([]byte, 0, len(b.buf)+n), b.buf...)
+	}
+}
+
+// Bytes returns what was written so far. The slice is the buffer's own,
+// not a copy: a caller reads it once the writers are done, and the cap
+// keeps an append by the caller from writing into the buffer.
 func (b *limitedBuffer) Bytes() []byte {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return append([]byte(nil), b.buf...)
+	return b.buf[:len(b.buf):len(b.buf)]
 }
 
 func (b *limitedBuffer) String() string { return string(b.Bytes()) }

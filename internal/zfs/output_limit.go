@@ -25,13 +25,18 @@ const (
 type outputLimits struct {
 	mu    sync.Mutex
 	bytes map[string]int // subcommand -> limit; absent: the runner's
+	last  map[string]int // subcommand -> size of its last output
 }
 
-// context returns ctx carrying the limit of subcommand, if it has one.
+// context returns ctx carrying the limit of subcommand, if it has one,
+// and the size of its last output, with some room to grow, as a hint.
 func (l *outputLimits) context(ctx context.Context, subcommand string) context.Context {
 	l.mu.Lock()
-	n := l.bytes[subcommand]
+	n, last := l.bytes[subcommand], l.last[subcommand]
 	l.mu.Unlock()
+	if last > 0 {
+		ctx = runner.WithOutputSizeHint(ctx, last+last/8)
+	}
 	if n == 0 {
 		return ctx
 	}
@@ -44,7 +49,10 @@ func (l *outputLimits) learn(subcommand string, out []byte, err error) (raised i
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.bytes == nil {
-		l.bytes = map[string]int{}
+		l.bytes, l.last = map[string]int{}, map[string]int{}
+	}
+	if err == nil {
+		l.last[subcommand] = len(out)
 	}
 	current := max(l.bytes[subcommand], runner.DefaultMaxOutput)
 	switch {
