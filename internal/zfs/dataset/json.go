@@ -305,6 +305,7 @@ func (p *jsonList) propertyValue() (string, error) {
 // value reads a value as text: a string, a number as printed, or ""
 // for null.
 func (p *jsonList) value() (string, error) {
+	p.space()
 	switch c := p.peek(); {
 	case c == '"':
 		return p.string()

@@ -205,6 +205,13 @@ func TestParseJSON(t *testing.T) {
 			`"datasets":{"tank":{"properties":{"used":{"source":{"type":"LOCAL"},"value":7,"received":[1]}},"guid":12345678901234567890}}}`,
 		want: []Dataset{{Name: "tank", Values: []string{"7", "", ""}}},
 	}, {
+		// As Python's json.dumps writes: the fast path's literal matches
+		// up to the colon, then a space.
+		name: "a space after each colon",
+		in: `{"output_version": {"command": "zfs list"}, "datasets": {"tank": {"name": "tank", "properties": ` +
+			`{"used": {"value": 7, "source": {"type": "NONE", "data": "-"}}, "mountpoint": {"value": "/tank"}}}}}`,
+		want: []Dataset{{Name: "tank", Values: []string{"7", "", "/tank"}}},
+	}, {
 		name: "no datasets",
 		in:   listJSON(),
 	}, {
