@@ -77,10 +77,8 @@ func New(cfg Config, logger *slog.Logger) *Client {
 		cfg.KstatOS = runtime.GOOS
 	}
 	return &Client{cfg: cfg, logger: logger, freshness: map[string]SourceState{},
-		datasets: listing{types: "filesystem,volume", properties: DatasetProperties},
-		// Snapshots as text: a host may have hundreds of thousands, whose
-		// names and numbers hold no separator.
-		snapshots: listing{types: "snapshot", form: formList, properties: SnapshotProperties}}
+		datasets:  listing{types: "filesystem,volume", properties: DatasetProperties},
+		snapshots: listing{types: "snapshot", properties: SnapshotProperties}}
 }
 
 // zpool runs the zpool command with a deadline a little before ctx's, so

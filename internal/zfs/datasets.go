@@ -32,19 +32,23 @@ type listing struct {
 	types      string // of zfs list -t: "filesystem,volume" or "snapshot"
 	form       listForm
 	properties []string // starting with name
+	// textErr is why the text of zfs list could not be read, once it
+	// could not: the JSON form is then asked for, where zfs has it.
+	textErr error
 }
 
-// listForm is a form of the listing command, best first.
+// listForm is a form of the listing command.
 type listForm int
 
 const (
-	// `zfs list -j --json-int` (OpenZFS 2.3 on): no value can be
-	// mistaken for a separator, a mountpoint holding a tab or a newline
-	// included.
-	formJSON listForm = iota
 	// `zfs list -Hp`: exact, where -p is taken (OpenZFS 0.7 on, FreeBSD,
-	// illumos).
-	formList
+	// illumos), and a tenth of the size of JSON, which costs in
+	// proportion to read.
+	formList listForm = iota
+	// `zfs list -j --json-int` (OpenZFS 2.3 on), asked for when the text
+	// cannot be read: a value that holds a newline (a mountpoint can)
+	// breaks a line of text, not JSON.
+	formJSON
 	// `zfs get -Hp`: where zfs list takes no -p (zfs-fuse, old Solaris).
 	formGet
 )
@@ -101,11 +105,9 @@ func (c *Client) list(ctx context.Context, learned *listing) (*dataset.List, err
 			continue
 		}
 		l, err := parseListing(out, q)
-		if err != nil && q.form == formJSON {
-			// JSON this exporter cannot read: the text of zfs list is as
-			// exact.
-			q.form = formList
-			c.logger.Warn("cannot read zfs's JSON listing; asking for text instead", "err", err, "next", "zfs "+strings.Join(q.args(), " "))
+		if err != nil && q.form == formList && q.textErr == nil {
+			q.form, q.textErr = formJSON, err
+			c.logger.Warn("cannot read the text of zfs list; asking for JSON", "err", err, "next", "zfs "+strings.Join(q.args(), " "))
 			continue
 		}
 		c.mu.Lock()
@@ -121,7 +123,8 @@ func (c *Client) list(ctx context.Context, learned *listing) (*dataset.List, err
 func (q listing) without(err error) (listing, bool) {
 	msg := err.Error()
 	switch {
-	case q.form == formJSON && strings.Contains(msg, "invalid option 'j'"):
+	case q.form == formJSON && q.textErr != nil && strings.Contains(msg, "invalid option 'j'"):
+		// No JSON before OpenZFS 2.3: the text stays, unreadable as it is.
 		q.form = formList
 		return q, true
 	case q.form == formList && strings.Contains(msg, "invalid option 'p'"):

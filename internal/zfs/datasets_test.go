@@ -2,17 +2,20 @@ package zfs
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/zpool-exporter/zpool_exporter/internal/zfs/dataset"
 )
 
-// zfs-fuse takes neither `zfs list -j` nor `zfs list -p` and knows six of
-// the properties asked for: the first listing learns that, one refusal a
-// run, as recorded on a real zfs-fuse, and reads its filesystems through
-// zfs get; the next asks once.
+// zfs-fuse takes no `zfs list -p` and knows six of the properties asked
+// for: the first listing learns that, one refusal a run, as recorded on a
+// real zfs-fuse, and reads its filesystems through zfs get; the next asks
+// once.
 func TestDatasetsLearnWhatZFSFuseTakes(t *testing.T) {
 	client, run := replayClient(t, "dataset/testdata/zfs-fuse")
 	ctx := context.Background()
@@ -43,8 +46,8 @@ func TestDatasetsLearnWhatZFSFuseTakes(t *testing.T) {
 			runs += run.runs(line)
 		}
 	}
-	if runs != 9 {
-		t.Errorf("%d zfs runs to learn, want 9: list -j, list -p, then get refused for each of six properties, then answered", runs)
+	if runs != 8 {
+		t.Errorf("%d zfs runs to learn, want 8: list -p, then get refused for each of six properties, then answered", runs)
 	}
 	if _, err := client.Datasets(ctx); err != nil {
 		t.Fatal(err)
@@ -104,7 +107,8 @@ func TestSnapshotsLearnWhatZFSFuseTakes(t *testing.T) {
 	}
 }
 
-// answers is a zfs that prints a fixed output for each command line.
+// answers is a zfs that prints a fixed output for each command line, or
+// fails with the message after "exit 2: ".
 type answers map[string]string
 
 func (a answers) Run(_ context.Context, name string, args ...string) ([]byte, error) {
@@ -113,31 +117,57 @@ func (a answers) Run(_ context.Context, name string, args ...string) ([]byte, er
 	if !ok {
 		return nil, fmt.Errorf("%s: exit status 2: unexpected command line", line)
 	}
+	if msg, refused := strings.CutPrefix(out, "exit 2: "); refused {
+		return nil, fmt.Errorf("%s: exit status 2: %s", line, msg)
+	}
 	return []byte(out), nil
 }
 
-// JSON that this exporter cannot read is not the end of the listing: the
-// text of zfs list is as exact, and asked for from then on.
-func TestDatasetsFallBackToTextFromUnreadableJSON(t *testing.T) {
+// Text that this exporter cannot read, as when a mountpoint holds a
+// newline, is not the end of the listing: JSON, where zfs prints it, has
+// no line to break, and is asked for from then on.
+func TestDatasetsFallBackToJSONFromUnreadableText(t *testing.T) {
 	props := strings.Join(DatasetProperties, ",")
-	list := "zfs list -j --json-int -t filesystem,volume -o " + props
 	text := "zfs list -Hp -t filesystem,volume -o " + props
-	row := "tank\tfilesystem" + strings.Repeat("\t-", len(DatasetProperties)-3) + "\t/tank\n"
-	run := &countingRunner{Runner: answers{list: `{"output_version": {"command": "zfs list"}, "datasets": [`, text: row}, lines: map[string]int{}}
+	list := "zfs list -j --json-int -t filesystem,volume -o " + props
+	values := strings.Repeat("\t-", len(DatasetProperties)-3)
+	broken := "tank\tfilesystem" + values + "\t/tank/two\nlines\n"
+	json := `{"output_version": {"command": "zfs list", "vers_major": 0, "vers_minor": 1}, "datasets": {"tank": {"name": "tank",
+		"properties": {"type": {"value": "filesystem"}, "used": {"value": 1024}, "mountpoint": {"value": "/tank/two\nlines"}}}}}`
+	run := &countingRunner{Runner: answers{text: broken, list: json}, lines: map[string]int{}}
 	client := New(Config{Runner: run}, slog.New(slog.DiscardHandler))
 	for range 2 {
 		l, err := client.Datasets(context.Background())
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(l.Datasets) != 1 || l.Datasets[0].Name != "tank" {
-			t.Fatalf("datasets %+v, want tank", l.Datasets)
+		if len(l.Datasets) != 1 || l.Datasets[0].Value(l.Column("mountpoint")) != "/tank/two\nlines" || l.Datasets[0].Value(l.Column("used")) != "1024" {
+			t.Fatalf("datasets %+v, want tank mounted at a path of two lines", l.Datasets)
 		}
 	}
-	if n := run.runs(list); n != 1 {
-		t.Errorf("zfs list -j ran %d times, want once", n)
+	if n := run.runs(text); n != 1 {
+		t.Errorf("zfs list -Hp ran %d times, want once", n)
 	}
-	if n := run.runs(text); n != 2 {
-		t.Errorf("zfs list -Hp ran %d times, want once a listing", n)
+	if n := run.runs(list); n != 2 {
+		t.Errorf("zfs list -j ran %d times, want once a listing", n)
+	}
+}
+
+// Before OpenZFS 2.3 there is no JSON to turn to: the text's error stands,
+// and the next listing asks for text alone.
+func TestDatasetsUnreadableTextWithoutJSON(t *testing.T) {
+	props := strings.Join(DatasetProperties, ",")
+	text := "zfs list -Hp -t filesystem,volume -o " + props
+	broken := "tank\tfilesystem" + strings.Repeat("\t-", len(DatasetProperties)-3) + "\t/tank/two\nlines\n"
+	refused := answers{text: broken, "zfs list -j --json-int -t filesystem,volume -o " + props: "exit 2: invalid option 'j'"}
+	run := &countingRunner{Runner: refused, lines: map[string]int{}}
+	client := New(Config{Runner: run}, slog.New(slog.DiscardHandler))
+	for range 2 {
+		if _, err := client.Datasets(context.Background()); !errors.Is(err, dataset.ErrParse) {
+			t.Errorf("err %v, want the text's parse error", err)
+		}
+	}
+	if n := run.runs("zfs list -j --json-int -t filesystem,volume -o " + props); n != 1 {
+		t.Errorf("zfs list -j tried %d times, want once", n)
 	}
 }

@@ -44,6 +44,10 @@ func datasets(t *testing.T, mnt string) {
 		t.Fatal(err)
 	}
 	zfsRun("create", "-o", "encryption=on", "-o", "keyformat=passphrase", "-o", "keylocation=file://"+key, base+"/enc")
+	// A mountpoint of two lines breaks a line of zfs list -H: the exporter
+	// turns to JSON, which it then reads every listing.
+	oddMountpoint := filepath.Join(mnt, "odd\nmountpoint")
+	zfsRun("create", "-o", "mountpoint="+oddMountpoint, base+"/odd")
 	writeRandom(t, filepath.Join(mnt, "mir", "ds", "quota", "data"), 8)
 	if err := os.WriteFile(filepath.Join(mnt, "mir", "ds", "gzip", "text"), []byte(strings.Repeat("zpool_exporter datasets\n", 200000)), 0o644); err != nil {
 		t.Fatal(err)
@@ -93,8 +97,8 @@ func datasets(t *testing.T, mnt string) {
 	if n := e2e.CompareDatasets(t, m, before); n < 50 {
 		t.Errorf("%d figures compared, want those of 6 datasets", n)
 	}
-	// OpenZFS 2.3 on lists datasets as JSON: the figures above came
-	// through it.
+	// The mountpoint of two lines sent the listing to JSON: the figures
+	// above came through it.
 	json := false
 	for _, c := range m.Series("zfs_exporter_command_runs_total", nil) {
 		json = json || strings.HasPrefix(e2e.Label(c, "command"), "zfs list -j --json-int -t filesystem,volume ") && e2e.Value(c) > 0
@@ -102,8 +106,11 @@ func datasets(t *testing.T, mnt string) {
 	if !json {
 		t.Error("the datasets were not listed with zfs list -j --json-int")
 	}
-	if n := e2e.CompareSnapshots(t, m, snapshotsBefore); n != 6 {
-		t.Errorf("snapshots of %d datasets compared, want 6", n)
+	if _, ok := m.Get("zfs_dataset_info", map[string]string{"dataset": base + "/odd", "mountpoint": oddMountpoint}); !ok {
+		t.Errorf("no zfs_dataset_info of %s/odd with its mountpoint of two lines", base)
+	}
+	if n := e2e.CompareSnapshots(t, m, snapshotsBefore); n != 7 {
+		t.Errorf("snapshots of %d datasets compared, want 7", n)
 	}
 	for _, c := range []struct {
 		metric string

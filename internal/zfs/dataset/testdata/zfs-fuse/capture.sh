@@ -58,10 +58,8 @@ zfs snapshot -r "$pool/nested@all"
 zfs clone "$pool/plain@first" "$pool/clone"
 sync
 
-# What the exporter runs to learn what this zfs takes: list -j first,
-# list -p next, then get, leaving out each property zfs refuses, one per
-# run.
-capture datasets list-j zfs list -j --json-int -t filesystem,volume -o "name,$props"
+# What the exporter runs to learn what this zfs takes: list -p first,
+# then get, leaving out each property zfs refuses, one per run.
 capture datasets list-p zfs list -Hp -t filesystem,volume -o "name,$props"
 step=0
 while :; do
