@@ -202,7 +202,7 @@ func TestRulesOverGoldenExpositions(t *testing.T) {
 			InputSeries: goldenInput(t, "openzfs-2.3-04-scrubbed-healthy.prom"),
 			AlertTests:  quiet(append(always, rules.AlertVdevNotOnline, rules.AlertPoolNotOnline, rules.AlertHotSpareInUse)...),
 		},
-		// The datasets of zfs-fuse and of OpenZFS 2.4 (a volume, an
+		// The datasets of zfs-fuse and of OpenZFS 2.3 (a volume, an
 		// encrypted filesystem with its key loaded): quotas and
 		// refquotas with room left, snapshots and listings whose times
 		// are all after the test's clock.
@@ -211,7 +211,7 @@ func TestRulesOverGoldenExpositions(t *testing.T) {
 			AlertTests:  quiet(append(always, datasetAlerts...)...),
 		},
 		{
-			InputSeries: goldenInput(t, "dataset-openzfs-2.4.prom"),
+			InputSeries: goldenInput(t, "dataset-openzfs-2.3.prom"),
 			AlertTests:  quiet(append(always, datasetAlerts...)...),
 		},
 	}
