@@ -257,6 +257,9 @@ func (b builder) sourceStale(matcher string, after time.Duration, snapshots bool
 		"ZFS exporter source {{ $labels.source }} on {{ $labels.instance }} has never answered.",
 		noneText)
 	never.Labels["last_success"] = "none"
+	// The limit tells the rules for the sources apart, which promtool
+	// would otherwise take for duplicates.
+	stale.Labels["stale_after"], never.Labels["stale_after"] = promDuration(after), promDuration(after)
 	return []rule{stale, never}
 }
 
