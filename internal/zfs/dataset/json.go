@@ -29,7 +29,7 @@ func ParseJSON(r io.Reader, properties []string) (*List, error) {
 	}
 	text, err := readAll(r)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%w: after byte %d: %v", ErrParse, len(text), err)
 	}
 	p := jsonList{
 		text:   text,
@@ -45,21 +45,6 @@ func ParseJSON(r io.Reader, properties []string) (*List, error) {
 		return nil, err
 	}
 	return p.list, nil
-}
-
-// readAll reads the output whole into one string, of which the values
-// are substrings, growing it once when the reader knows its length (the
-// client hands over a bytes.Reader): the JSON of 10,000 datasets is some
-// 20 MB.
-func readAll(r io.Reader) (string, error) {
-	var b strings.Builder
-	if l, ok := r.(interface{ Len() int }); ok {
-		b.Grow(l.Len())
-	}
-	if _, err := io.Copy(&b, r); err != nil {
-		return "", fmt.Errorf("%w: after byte %d: %v", ErrParse, b.Len(), err)
-	}
-	return b.String(), nil
 }
 
 // jsonList walks the JSON text once, straight into the List, without a

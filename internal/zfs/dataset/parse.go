@@ -72,10 +72,9 @@ func ParseGet(r io.Reader, properties []string) (*List, error) {
 // which lines and the values cut from them are substrings: a listing of
 // 10,000 datasets is some 300,000 lines of zfs get.
 func eachLine(r io.Reader, fn func(lineNo int, line string) error) error {
-	var b strings.Builder
-	_, err := io.Copy(&b, r)
+	text, err := readAll(r)
 	lineNo := 0
-	for line := range strings.Lines(b.String()) {
+	for line := range strings.Lines(text) {
 		lineNo++
 		line = strings.TrimRight(line, "\r\n")
 		if strings.TrimSpace(line) == "" {
@@ -89,4 +88,16 @@ func eachLine(r io.Reader, fn func(lineNo int, line string) error) error {
 		return fmt.Errorf("%w: after line %d: %v", ErrParse, lineNo, err)
 	}
 	return nil
+}
+
+// readAll reads r whole into one string, grown once when r knows its
+// length (the client hands over a bytes.Reader), and returns what it read
+// before an error too.
+func readAll(r io.Reader) (string, error) {
+	var b strings.Builder
+	if l, ok := r.(interface{ Len() int }); ok {
+		b.Grow(l.Len())
+	}
+	_, err := io.Copy(&b, r)
+	return b.String(), err
 }
