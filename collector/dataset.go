@@ -57,6 +57,13 @@ var datasetValues = []struct {
 	{"compressratio", desc("dataset", "compression_ratio", "Logical size over the size on disk of the dataset's data, as zfs prints compressratio: 1.50 means the data takes two thirds of its logical size; 1 without compression.", "pool", "dataset"), false},
 }
 
+// snapshotValues maps the properties of a snapshot to its metrics, with
+// --collector.dataset.per-snapshot.
+var snapshotValues = []struct {
+	property string
+	desc     *prometheus.Desc
+}{{"creation", snapshotCreationDesc}, {"used", snapshotUsedDesc}, {"referenced", snapshotReferencedDesc}}
+
 type datasetCollector struct {
 	include, exclude *regexp.Regexp
 	depth, max       int
@@ -78,9 +85,6 @@ func (c *datasetCollector) Update(ctx context.Context, s *zfs.Scrape, ch chan<- 
 	for i, v := range datasetValues {
 		columns[i] = l.Column(v.property)
 	}
-	if c.snapshots != nil {
-		c.snapshots.Need()
-	}
 	typ, mounted, keystatus, canmount := l.Column("type"), l.Column("mounted"), l.Column("keystatus"), l.Column("canmount")
 	compression, atime, sync := l.Column("compression"), l.Column("atime"), l.Column("sync")
 	dedup, primarycache, encryption := l.Column("dedup"), l.Column("primarycache"), l.Column("encryption")
@@ -88,11 +92,8 @@ func (c *datasetCollector) Update(ctx context.Context, s *zfs.Scrape, ch chan<- 
 	recordsize, volblocksize := l.Column("recordsize"), l.Column("volblocksize")
 	var snapshots *snapshotListing
 	if c.snapshots != nil {
+		c.snapshots.Need()
 		snapshots = c.snapshots.latest()
-	}
-	var exportedNames map[string]bool // for the per-snapshot series
-	if snapshots != nil && snapshots.each != nil {
-		exportedNames = map[string]bool{}
 	}
 	exported, leftOut := 0, 0
 	for _, d := range l.Datasets {
@@ -131,13 +132,8 @@ func (c *datasetCollector) Update(ctx context.Context, s *zfs.Scrape, ch chan<- 
 			setting(dedup), setting(primarycache), setting(encryption), setting(mountpoint), setting(origin))
 		if snapshots != nil {
 			sendSnapshotSummary(ch, snapshots.byDataset[name], pool, name)
+			sendEachSnapshot(ch, snapshots, pool, name)
 		}
-		if exportedNames != nil {
-			exportedNames[name] = true
-		}
-	}
-	if exportedNames != nil {
-		sendEachSnapshot(ch, snapshots.each, exportedNames)
 	}
 	gauge(ch, datasetsLeftOutDesc, float64(leftOut))
 	if leftOut > 0 {
@@ -161,21 +157,13 @@ func sendSnapshotSummary(ch chan<- prometheus.Metric, s dataset.Snapshots, pool,
 	gauge(ch, datasetSnapshotsUsedDesc, s.Used, pool, name)
 }
 
-// sendEachSnapshot sends a series of each snapshot of the exported
-// datasets.
-func sendEachSnapshot(ch chan<- prometheus.Metric, l *dataset.List, exported map[string]bool) {
-	creation, used, referenced := l.Column("creation"), l.Column("used"), l.Column("referenced")
-	for _, s := range l.Datasets {
-		name, snapshot, ok := strings.Cut(s.Name, "@")
-		if !ok || !exported[name] {
-			continue
-		}
-		pool := s.Pool()
-		for _, v := range []struct {
-			desc   *prometheus.Desc
-			column int
-		}{{snapshotCreationDesc, creation}, {snapshotUsedDesc, used}, {snapshotReferencedDesc, referenced}} {
-			if x, ok := dataset.Number(s.Value(v.column)); ok {
+// sendEachSnapshot sends the series of each snapshot of a dataset, when
+// the listing kept them.
+func sendEachSnapshot(ch chan<- prometheus.Metric, l *snapshotListing, pool, name string) {
+	for _, s := range l.each[name] {
+		_, snapshot, _ := strings.Cut(s.Name, "@")
+		for i, v := range snapshotValues {
+			if x, ok := dataset.Number(s.Value(l.columns[i])); ok {
 				gauge(ch, v.desc, x, pool, name, snapshot)
 			}
 		}

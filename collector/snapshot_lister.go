@@ -3,6 +3,7 @@ package collector
 import (
 	"context"
 	"log/slog"
+	"strings"
 	"sync"
 	"time"
 
@@ -29,10 +30,11 @@ type SnapshotLister struct {
 }
 
 // snapshotListing is one listing, summed up by dataset, with every
-// snapshot kept when they are exported one by one.
+// snapshot kept by its dataset when they are exported one by one.
 type snapshotListing struct {
 	byDataset map[string]dataset.Snapshots
-	each      *dataset.List // nil unless perSnapshot
+	each      map[string][]dataset.Dataset // nil unless perSnapshot
+	columns   []int                        // of snapshotValues' properties in each
 }
 
 // NewSnapshotLister returns a lister; Run starts it. perSnapshot keeps
@@ -82,7 +84,15 @@ func (s *SnapshotLister) List(ctx context.Context) error {
 	}
 	listing := &snapshotListing{byDataset: dataset.SummarizeSnapshots(l)}
 	if s.perSnapshot {
-		listing.each = l
+		listing.each = map[string][]dataset.Dataset{}
+		for _, d := range l.Datasets {
+			if name, _, ok := strings.Cut(d.Name, "@"); ok {
+				listing.each[name] = append(listing.each[name], d)
+			}
+		}
+		for _, v := range snapshotValues {
+			listing.columns = append(listing.columns, l.Column(v.property))
+		}
 	}
 	s.mu.Lock()
 	s.last = listing
