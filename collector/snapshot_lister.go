@@ -22,8 +22,7 @@ type SnapshotLister struct {
 	perSnapshot bool
 	logger      *slog.Logger
 
-	needed   chan struct{} // closed by Need
-	needOnce sync.Once
+	need // no zfs runs before a collector reads the lister
 
 	mu   sync.Mutex
 	last *snapshotListing // nil until a listing worked
@@ -40,22 +39,16 @@ type snapshotListing struct {
 // NewSnapshotLister returns a lister; Run starts it. perSnapshot keeps
 // each snapshot for a series of its own.
 func NewSnapshotLister(client *zfs.Client, interval time.Duration, perSnapshot bool, logger *slog.Logger) *SnapshotLister {
-	return &SnapshotLister{client: client, interval: interval, perSnapshot: perSnapshot, logger: logger, needed: make(chan struct{})}
+	return &SnapshotLister{client: client, interval: interval, perSnapshot: perSnapshot, logger: logger, need: newNeed()}
 }
-
-// Need starts the listings, if they have not started: no zfs runs before
-// a collector reads the lister.
-func (s *SnapshotLister) Need() { s.needOnce.Do(func() { close(s.needed) }) }
 
 // Run lists snapshots from the first call of Need until ctx ends, a
 // listing every interval from the start of the last, each under a
 // deadline of one interval. It returns once the listing in progress, if
 // any, has ended: its zfs is killed when ctx ends.
 func (s *SnapshotLister) Run(ctx context.Context) {
-	select {
-	case <-ctx.Done():
+	if !s.waitNeeded(ctx) {
 		return
-	case <-s.needed:
 	}
 	for {
 		began := time.Now()

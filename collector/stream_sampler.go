@@ -24,8 +24,7 @@ type streamSampler struct {
 	interval time.Duration // how often the command reports
 	now      func() time.Time
 
-	needed   chan struct{} // closed by Need
-	needOnce sync.Once
+	need
 
 	mu         sync.Mutex
 	running    bool      // a stream is open
@@ -33,12 +32,8 @@ type streamSampler struct {
 }
 
 func newStreamSampler(interval time.Duration) streamSampler {
-	return streamSampler{interval: interval, now: time.Now, needed: make(chan struct{})}
+	return streamSampler{interval: interval, now: time.Now, need: newNeed()}
 }
-
-// Need starts the stream, if it has not started: a sampler runs its
-// command only once a collector reads it.
-func (s *streamSampler) Need() { s.needOnce.Do(func() { close(s.needed) }) }
 
 // supervise runs stream from the first call of Need until ctx ends,
 // restarting it with back-off each time it returns; ended is told why, and
@@ -47,10 +42,8 @@ func (s *streamSampler) Need() { s.needOnce.Do(func() { close(s.needed) }) }
 // or given up on after the runner's kill grace: a caller that waits for it
 // leaves no command behind.
 func (s *streamSampler) supervise(ctx context.Context, stream func(context.Context) error, ended func(err error, delay time.Duration)) {
-	select {
-	case <-ctx.Done():
+	if !s.waitNeeded(ctx) {
 		return
-	case <-s.needed:
 	}
 	_ = runner.Supervise(ctx, runner.Backoff{OnExit: ended}, stream)
 }
