@@ -32,9 +32,9 @@ type listing struct {
 	types      string // of zfs list -t: "filesystem,volume" or "snapshot"
 	form       listForm
 	properties []string // starting with name
-	// textErr is why the text of zfs list could not be read, once it
-	// could not: the JSON form is then asked for, where zfs has it.
-	textErr error
+	// jsonTried is set once the text of zfs list could not be read and
+	// the JSON form was asked for instead: it is asked for once.
+	jsonTried bool
 }
 
 // listForm is a form of the listing command.
@@ -86,9 +86,8 @@ func (c *Client) Datasets(ctx context.Context) (*dataset.List, error) {
 	return l, err
 }
 
-// list runs the listing that *learned holds, which the first run learns
-// (from an empty listing, the list form with every property asked for)
-// and keeps under mu.
+// list runs the listing that *learned holds, and keeps there, under mu,
+// what the run learned of this zfs.
 func (c *Client) list(ctx context.Context, learned *listing) (*dataset.List, error) {
 	c.mu.Lock()
 	q := *learned
@@ -105,8 +104,8 @@ func (c *Client) list(ctx context.Context, learned *listing) (*dataset.List, err
 			continue
 		}
 		l, err := parseListing(out, q)
-		if err != nil && q.form == formList && q.textErr == nil {
-			q.form, q.textErr = formJSON, err
+		if err != nil && q.form == formList && !q.jsonTried {
+			q.form, q.jsonTried = formJSON, true
 			c.logger.Warn("cannot read the text of zfs list; asking for JSON", "err", err, "next", "zfs "+strings.Join(q.args(), " "))
 			continue
 		}
@@ -123,7 +122,7 @@ func (c *Client) list(ctx context.Context, learned *listing) (*dataset.List, err
 func (q listing) without(err error) (listing, bool) {
 	msg := err.Error()
 	switch {
-	case q.form == formJSON && q.textErr != nil && strings.Contains(msg, "invalid option 'j'"):
+	case q.form == formJSON && strings.Contains(msg, "invalid option 'j'"):
 		// No JSON before OpenZFS 2.3: the text stays, unreadable as it is.
 		q.form = formList
 		return q, true
