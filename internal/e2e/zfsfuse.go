@@ -3,6 +3,7 @@ package e2e
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -113,12 +114,17 @@ func Zpool(t testing.TB, args ...string) string {
 	}
 }
 
-// ZFS runs a zfs command and returns its output, failing t when it fails.
+// ZFS runs a zfs command and returns its standard output, failing t,
+// with what zfs said, when it fails.
 func ZFS(t testing.TB, args ...string) string {
 	t.Helper()
-	out, err := exec.Command("zfs", args...).CombinedOutput()
+	out, err := exec.Command("zfs", args...).Output()
 	if err != nil {
-		t.Fatalf("zfs %s: %v\n%s", strings.Join(args, " "), err, out)
+		var exit *exec.ExitError
+		if errors.As(err, &exit) {
+			err = fmt.Errorf("%w: %s", err, exit.Stderr)
+		}
+		t.Fatalf("zfs %s: %v", strings.Join(args, " "), err)
 	}
 	return string(out)
 }

@@ -21,42 +21,34 @@ import (
 // destroyed at the end, leaving the pool as the later scenarios expect.
 func datasets(t *testing.T, mnt string) {
 	const base = "mir/ds"
-	zfsRun := func(args ...string) string {
-		t.Helper()
-		out, err := exec.Command("zfs", args...).Output()
-		if err != nil {
-			t.Fatalf("zfs %s: %v", strings.Join(args, " "), err)
-		}
-		return string(out)
-	}
-	zfsRun("create", base)
+	e2e.ZFS(t, "create", base)
 	t.Cleanup(func() {
 		if out, err := exec.Command("zfs", "destroy", "-r", base).CombinedOutput(); err != nil {
 			t.Errorf("zfs destroy -r %s: %v: %s", base, err, out)
 		}
 	})
-	zfsRun("create", "-o", "quota=64M", "-o", "refquota=32M", base+"/quota")
-	zfsRun("create", "-o", "reservation=16M", "-o", "refreservation=8M", base+"/reserved")
-	zfsRun("create", "-o", "compression=gzip", base+"/gzip")
-	zfsRun("create", "-V", "16M", base+"/vol")
+	e2e.ZFS(t, "create", "-o", "quota=64M", "-o", "refquota=32M", base+"/quota")
+	e2e.ZFS(t, "create", "-o", "reservation=16M", "-o", "refreservation=8M", base+"/reserved")
+	e2e.ZFS(t, "create", "-o", "compression=gzip", base+"/gzip")
+	e2e.ZFS(t, "create", "-V", "16M", base+"/vol")
 	key := filepath.Join(t.TempDir(), "key")
 	if err := os.WriteFile(key, []byte("walk dataset passphrase\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	zfsRun("create", "-o", "encryption=on", "-o", "keyformat=passphrase", "-o", "keylocation=file://"+key, base+"/enc")
+	e2e.ZFS(t, "create", "-o", "encryption=on", "-o", "keyformat=passphrase", "-o", "keylocation=file://"+key, base+"/enc")
 	// A mountpoint of two lines breaks a line of zfs list -H: the exporter
 	// turns to JSON, which it then reads every listing.
 	oddMountpoint := filepath.Join(mnt, "odd\nmountpoint")
-	zfsRun("create", "-o", "mountpoint="+oddMountpoint, base+"/odd")
+	e2e.ZFS(t, "create", "-o", "mountpoint="+oddMountpoint, base+"/odd")
 	writeRandom(t, filepath.Join(mnt, "mir", "ds", "quota", "data"), 8)
 	if err := os.WriteFile(filepath.Join(mnt, "mir", "ds", "gzip", "text"), []byte(strings.Repeat("zpool_exporter datasets\n", 200000)), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	// Snapshots taken over time: creation times are in seconds.
-	zfsRun("snapshot", base+"/quota@first")
+	e2e.ZFS(t, "snapshot", base+"/quota@first")
 	time.Sleep(1100 * time.Millisecond)
 	writeRandom(t, filepath.Join(mnt, "mir", "ds", "quota", "more"), 2)
-	zfsRun("snapshot", "-r", base+"@second")
+	e2e.ZFS(t, "snapshot", "-r", base+"@second")
 	run(t, "sync")
 	captureAs(t, "12-datasets", "zfs_list_-Hp", "zfs", "list", "-Hp", "-t", "filesystem,volume", "-o", strings.Join(zfs.DatasetProperties, ","))
 	captureAs(t, "12-datasets", "zfs_list_-j", "zfs", "list", "-j", "--json-int", "-t", "filesystem,volume", "-o", strings.Join(zfs.DatasetProperties, ","))
@@ -69,7 +61,7 @@ func datasets(t *testing.T, mnt string) {
 		props = append(props, p)
 	}
 	get := func() string {
-		return zfsRun("get", "-Hp", "-r", "-o", "name,property,value", strings.Join(props, ","), base)
+		return e2e.ZFS(t, "get", "-Hp", "-r", "-o", "name,property,value", strings.Join(props, ","), base)
 	}
 	once := func() e2e.Metrics {
 		t.Helper()
@@ -80,7 +72,7 @@ func datasets(t *testing.T, mnt string) {
 		return e2e.Parse(t, string(out))
 	}
 	snapshots := func() string {
-		return zfsRun("get", "-Hp", "-r", "-o", "name,property,value", "creation,used", base)
+		return e2e.ZFS(t, "get", "-Hp", "-r", "-o", "name,property,value", "creation,used", base)
 	}
 	var m e2e.Metrics
 	var before, snapshotsBefore string
@@ -136,13 +128,13 @@ func datasets(t *testing.T, mnt string) {
 		t.Errorf("a key status for %s/quota, which is not encrypted", base)
 	}
 
-	zfsRun("unmount", base+"/enc")
-	zfsRun("unload-key", base+"/enc")
+	e2e.ZFS(t, "unmount", base+"/enc")
+	e2e.ZFS(t, "unload-key", base+"/enc")
 	m = once()
 	for metric, want := range map[string]float64{"zfs_dataset_key_available": 0, "zfs_dataset_mounted": 0} {
 		if v, ok := m.Get(metric, map[string]string{"dataset": base + "/enc"}); !ok || v != want {
 			t.Errorf("with the key unloaded, %s = %v (present %v), want %v", metric, v, ok, want)
 		}
 	}
-	zfsRun("load-key", base+"/enc")
+	e2e.ZFS(t, "load-key", base+"/enc")
 }
