@@ -504,6 +504,24 @@ func (r *Replay) Run(ctx context.Context, name string, args ...string) ([]byte, 
 	return out, err
 }
 
+// Holds reports whether the replay holds a capture of any command line of
+// program, in any step: a replay of zpool's outputs alone cannot answer
+// zfs, and the exporter leaves out what would only fail.
+func (r *Replay) Holds(program string) bool {
+	holds := func(caps map[string]capture) bool {
+		for line := range caps {
+			if strings.HasPrefix(line, program+" ") {
+				return true
+			}
+		}
+		return false
+	}
+	if holds(r.base) {
+		return true
+	}
+	return slices.ContainsFunc(r.steps, func(st replayStep) bool { return holds(st.captures) })
+}
+
 // Stats counts the commands replayed so far.
 func (r *Replay) Stats() map[string]CommandStats { return r.stats.snapshot() }
 

@@ -229,6 +229,33 @@ func TestReplaySteps(t *testing.T) {
 	}
 }
 
+// Holds looks at the directory's captures and at every step's, and by
+// program, not by prefix.
+func TestReplayHolds(t *testing.T) {
+	flat, _ := newReplay(t, map[string]string{"zpool_status.txt": "x\n", "zfsx_list.txt": "x\n"}, ReplayOptions{})
+	stepped, _ := newReplay(t, map[string]string{
+		"zpool_version.txt":      "zfs-2.3.2\n",
+		"0/zpool_status.txt":     "x\n",
+		"1/zfs_list_-Hp.txt":     "tank\n",
+		"notes/zfs_list_-Hp.txt": "not a step\n",
+	}, ReplayOptions{})
+	for _, c := range []struct {
+		r       *Replay
+		program string
+		want    bool
+	}{
+		{flat, "zpool", true},
+		{flat, "zfs", false},
+		{stepped, "zpool", true},
+		{stepped, "zfs", true},
+		{stepped, "iostat", false},
+	} {
+		if got := c.r.Holds(c.program); got != c.want {
+			t.Errorf("%s: Holds(%q) = %v, want %v", c.r.dir, c.program, got, c.want)
+		}
+	}
+}
+
 func TestReplayTimedStepsLoop(t *testing.T) {
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	r, _ := newReplay(t, map[string]string{
