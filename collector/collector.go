@@ -31,7 +31,9 @@ type Collector interface {
 }
 
 // ErrNoData tells that a collector had nothing to report on this host (for
-// example no pools), which is not a failure.
+// example no pools), which is not a failure. A collector that can have
+// nothing to read at all, as the dataset collector over a replay without
+// zfs outputs, returns it when built, and is left out.
 var ErrNoData = errors.New("collector returned no data")
 
 type factory struct {
@@ -118,6 +120,10 @@ func New(cfg Config, logger *slog.Logger, enabled map[string]bool) (*Exporter, e
 			continue
 		}
 		c, err := f.new(cfg, logger.With("collector", name))
+		if errors.Is(err, ErrNoData) {
+			logger.Info("collector left out: nothing to read", "collector", name, "reason", err)
+			continue
+		}
 		if err != nil {
 			return nil, fmt.Errorf("collector %s: %w", name, err)
 		}

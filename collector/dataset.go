@@ -2,6 +2,7 @@ package collector
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"regexp"
 	"strings"
@@ -13,7 +14,7 @@ import (
 )
 
 func init() {
-	register("dataset", false, "Space, quotas, reservations and settings of every filesystem and volume, from one zfs run", newDatasetCollector)
+	register("dataset", true, "Space, quotas, reservations and settings of every filesystem and volume, from one zfs run", newDatasetCollector)
 }
 
 var (
@@ -72,6 +73,9 @@ type datasetCollector struct {
 }
 
 func newDatasetCollector(cfg Config, logger *slog.Logger) (Collector, error) {
+	if !cfg.ZFS.HasZfs() {
+		return nil, fmt.Errorf("%w: the replay holds no outputs of zfs", ErrNoData)
+	}
 	return &datasetCollector{include: cfg.DatasetInclude, exclude: cfg.DatasetExclude, depth: cfg.DatasetDepth, max: cfg.DatasetMax,
 		snapshots: cfg.Snapshots, logger: logger}, nil
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -231,5 +232,35 @@ func TestDatasetCollectorJSONAndTextAgree(t *testing.T) {
 	}
 	if diff := cmp.Diff(fromText, fromJSON); diff != "" {
 		t.Errorf("series from zfs list -Hp (-) and -j (+):\n%s", diff)
+	}
+}
+
+// The dataset collector is on by default, and left out, not failing,
+// over a replay that holds no outputs of zfs: a capture of zpool's alone
+// has no datasets to show.
+func TestDatasetCollectorLeftOutWithoutZfs(t *testing.T) {
+	for _, c := range []struct {
+		dir  string
+		want bool
+	}{
+		{"testdata/replay/zfs-fuse", false},
+		{"../internal/zfs/dataset/testdata/zfs-fuse", true},
+	} {
+		replay, err := runner.NewReplay(c.dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var log bytes.Buffer
+		logger := slog.New(slog.NewTextHandler(&log, nil))
+		e, err := New(Config{ZFS: zfs.New(zfs.Config{Runner: replay}, logger), Runner: replay}, logger, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := slices.Contains(e.Enabled(), "dataset"); got != c.want {
+			t.Errorf("%s: dataset collector enabled = %v, want %v (enabled: %v)", c.dir, got, c.want, e.Enabled())
+		}
+		if said := strings.Contains(log.String(), "no outputs of zfs"); said == c.want {
+			t.Errorf("%s: the log says why the collector is left out: %v, want %v; log:\n%s", c.dir, said, !c.want, &log)
+		}
 	}
 }

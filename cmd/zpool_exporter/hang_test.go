@@ -13,8 +13,8 @@ import (
 	"github.com/zpool-exporter/zpool_exporter/internal/e2e"
 )
 
-// A zpool that hangs (as it does on a suspended pool) must not hold a
-// scrape past its deadline, nor pile up processes.
+// A zpool and a zfs that hang (as they do on a suspended pool) must not
+// hold a scrape past its deadline, nor pile up processes.
 func TestHungZpool(t *testing.T) {
 	if testing.Short() {
 		t.Skip("takes about 15 s; skipped with -short")
@@ -25,8 +25,10 @@ func TestHungZpool(t *testing.T) {
 	marker := "hungzpool-" + filepath.Base(bin)
 	script := "#!/bin/bash\nexec -a \"" + marker + " $*\" sleep 1000\n"
 	t.Cleanup(func() { killStandIns(marker) })
-	if err := os.WriteFile(filepath.Join(bin, "zpool"), []byte(script), 0o755); err != nil {
-		t.Fatal(err)
+	for _, name := range []string{"zpool", "zfs"} {
+		if err := os.WriteFile(filepath.Join(bin, name), []byte(script), 0o755); err != nil {
+			t.Fatal(err)
+		}
 	}
 	env := append(os.Environ(), "PATH="+bin+":"+os.Getenv("PATH"))
 	const timeout = 2 * time.Second
@@ -70,14 +72,16 @@ func TestHungZpool(t *testing.T) {
 		t.Errorf("a scrape took %s with --scrape.timeout=%s", slowest, timeout)
 	}
 	if n > 1 {
-		t.Errorf("%d processes of one zpool command line (%q) ran at once, want at most 1", n, w.worst)
+		t.Errorf("%d processes of one command line (%q) ran at once, want at most 1", n, w.worst)
 	}
 	m := e2e.Parse(t, last)
-	if v, ok := m.Get("zfs_exporter_collector_success", map[string]string{"collector": "status"}); !ok || v != 0 {
-		t.Errorf("status collector success = %v (present %v), want 0", v, ok)
-	}
-	if v, ok := m.Get("zfs_exporter_source_up", map[string]string{"source": "zpool_status"}); !ok || v != 0 {
-		t.Errorf("zpool_status source up = %v (present %v), want 0", v, ok)
+	for collector, source := range map[string]string{"status": "zpool_status", "dataset": "zfs_list"} {
+		if v, ok := m.Get("zfs_exporter_collector_success", map[string]string{"collector": collector}); !ok || v != 0 {
+			t.Errorf("%s collector success = %v (present %v), want 0", collector, v, ok)
+		}
+		if v, ok := m.Get("zfs_exporter_source_up", map[string]string{"source": source}); !ok || v != 0 {
+			t.Errorf("%s source up = %v (present %v), want 0", source, v, ok)
+		}
 	}
 	timeouts := 0.0
 	for _, s := range m.Series("zfs_exporter_command_timeouts_total", nil) {

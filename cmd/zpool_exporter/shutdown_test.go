@@ -45,7 +45,8 @@ esac
 `
 
 // shutdownStandIn writes the zpool script into a new directory, with the
-// files it prints and `nap`, a link to sleep, and returns the directory.
+// files it prints, `nap`, a link to sleep, and a zfs that refuses every
+// command (the host's is not run), and returns the directory.
 // Every process of the stand-in names the directory in its command line.
 func shutdownStandIn(t *testing.T, script string) string {
 	t.Helper()
@@ -63,6 +64,7 @@ func shutdownStandIn(t *testing.T, script string) string {
 	iostat = iostat[:nthIndex(iostat, []byte("\n\n"), 2)+2]
 	for name, data := range map[string][]byte{
 		"zpool":      []byte("#!/bin/sh\nD=${0%/*}\n" + script),
+		"zfs":        []byte("#!/bin/sh\necho \"invalid option\" >&2\nexit 2\n"),
 		"status.txt": status,
 		"iostat.txt": iostat,
 	} {

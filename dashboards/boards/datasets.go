@@ -26,7 +26,7 @@ const growthInterval = "15m"
 // snapshots, and how fresh the two listings behind them are.
 func datasetsBoard(cfg config.Config) (dashboard.Dashboard, error) {
 	b := newBoard(cfg, "zfs-datasets", "ZFS / Datasets",
-		"Space, quotas, growth, compression and snapshots of every filesystem and volume, as zfs list -o space shows them, from the exporter's dataset collector (--collector.dataset), and the freshness of its dataset and snapshot listings.", "datasets")
+		"Space, quotas, growth, compression and snapshots of every filesystem and volume, as zfs list -o space shows them, from the exporter's dataset collector (on unless --no-collector.dataset), and the freshness of its dataset and snapshot listings.", "datasets")
 	s := b.s
 	b.WithVariable(queryVar("dataset", "Dataset",
 		fmt.Sprintf("label_values(zfs_dataset_used_bytes%s, dataset)", s.pool())))

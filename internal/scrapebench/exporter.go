@@ -128,11 +128,14 @@ func start(l Launch, bin Binaries, host, work string) (*running, error) {
 		args = []string{bin.Ours, "--web.listen-address=" + addr, "--zpool.command=" + standIn,
 			"--kstat.path=" + filepath.Join(host, "kstat")}
 		if l.Datasets {
-			args = append(args, "--collector.dataset", "--zfs.command="+standInZFS,
+			args = append(args, "--zfs.command="+standInZFS,
 				"--collector.dataset.snapshot-interval="+l.SnapshotInterval.String())
 			if l.AllDatasets {
 				args = append(args, "--collector.dataset.max=0")
 			}
+		} else {
+			// As the peer's: a host without datasets has no zfs to run.
+			args = append(args, "--no-collector.dataset")
 		}
 	}
 	log, err := os.Create(filepath.Join(work, "exporter.log"))

@@ -88,6 +88,15 @@ func (c *Client) zpool(ctx context.Context, args ...string) ([]byte, error) {
 	return c.run(ctx, "zpool", c.cfg.Zpool, args)
 }
 
+// HasZfs reports whether the runner can answer zfs at all: false only
+// for a replay that holds no capture of it.
+func (c *Client) HasZfs() bool {
+	if r, ok := c.cfg.Runner.(interface{ Holds(program string) bool }); ok {
+		return r.Holds(c.cfg.Zfs)
+	}
+	return true
+}
+
 // zfs runs the zfs command as zpool runs zpool.
 func (c *Client) zfs(ctx context.Context, args ...string) ([]byte, error) {
 	return c.run(ctx, "zfs", c.cfg.Zfs, args)
