@@ -149,13 +149,15 @@ func TestDockerfileStages(t *testing.T) {
 			}
 		}
 	}
-	// The runtime of the host target has the wrapper as zpool, first in
-	// Debian's PATH.
+	// The runtime of the host target has the wrapper as zpool and zfs,
+	// first in Debian's PATH.
 	for _, s := range stages {
-		if s.name == "host" && !slices.ContainsFunc(s.copies, func(c []string) bool {
-			return slices.Equal(c, []string{"deploy/docker/zpool-host", "/usr/local/sbin/zpool"})
-		}) {
-			t.Errorf("stage host does not install deploy/docker/zpool-host as /usr/local/sbin/zpool: %q", s.copies)
+		for _, as := range []string{"/usr/local/sbin/zpool", "/usr/local/sbin/zfs"} {
+			if s.name == "host" && !slices.ContainsFunc(s.copies, func(c []string) bool {
+				return slices.Equal(c, []string{"deploy/docker/zpool-host", as})
+			}) {
+				t.Errorf("stage host does not install deploy/docker/zpool-host as %s: %q", as, s.copies)
+			}
 		}
 	}
 }
@@ -209,9 +211,10 @@ func TestZpoolHostWrapperSyntax(t *testing.T) {
 	}
 }
 
-// The wrapper runs the zpool of a root file system in a chroot, with the
-// exporter's arguments intact and dates in the container's zone. A stand-in
-// zpool (a static Go program) reports what it got.
+// The wrapper runs the zpool, or as zfs the zfs, of a root file system in a
+// chroot, with the exporter's arguments intact and dates in the
+// container's zone. A stand-in (a static Go program, as both) reports what
+// it got.
 func TestZpoolHostWrapper(t *testing.T) {
 	if os.Geteuid() != 0 {
 		e2e.SkipOrFail(t, "chroot needs root")
@@ -225,12 +228,13 @@ func TestZpoolHostWrapper(t *testing.T) {
 import (
 	"encoding/json"
 	"os"
+	"path/filepath"
 )
 
 func main() {
 	_, err := os.Stat("/host-marker")
 	json.NewEncoder(os.Stdout).Encode(map[string]any{
-		"args": os.Args[1:], "tz": os.Getenv("TZ"), "lc_all": os.Getenv("LC_ALL"), "chrooted": err == nil,
+		"name": filepath.Base(os.Args[0]), "args": os.Args[1:], "tz": os.Getenv("TZ"), "lc_all": os.Getenv("LC_ALL"), "chrooted": err == nil,
 	})
 }
 `)
@@ -240,10 +244,21 @@ func main() {
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("building the stand-in zpool: %v\n%s", err, out)
 	}
+	standIn, err := os.ReadFile(filepath.Join(hostRoot, "usr", "sbin", "zpool"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(hostRoot, "usr", "sbin", "zfs"), standIn, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	writeFile(t, filepath.Join(hostRoot, "host-marker"), "")
+	// The image installs the wrapper as zfs too.
+	asZfs := filepath.Join(t.TempDir(), "zfs")
+	if err := os.Symlink(repo("deploy", "docker", "zpool-host"), asZfs); err != nil {
+		t.Fatal(err)
+	}
 
-	wrapper := repo("deploy", "docker", "zpool-host")
-	call := func(env []string, args ...string) (map[string]any, string, error) {
+	callAs := func(wrapper string, env []string, args ...string) (map[string]any, string, error) {
 		cmd := exec.Command(wrapper, args...)
 		cmd.Env = append([]string{"PATH=/usr/bin:/bin:/usr/sbin:/sbin", "ZPOOL_HOST_ROOT=" + hostRoot}, env...)
 		out, err := cmd.Output()
@@ -259,6 +274,9 @@ func main() {
 			}
 		}
 		return got, stderr, err
+	}
+	call := func(env []string, args ...string) (map[string]any, string, error) {
+		return callAs(repo("deploy", "docker", "zpool-host"), env, args...)
 	}
 
 	// Without /dev/zfs under the root, the wrapper says what is missing.
@@ -282,8 +300,18 @@ func main() {
 	if got["tz"] != "UTC0" || got["lc_all"] != "C" {
 		t.Errorf("zpool's TZ %q, LC_ALL %q: want UTC0 (the container's zone) and the exporter's C locale", got["tz"], got["lc_all"])
 	}
+	if got["name"] != "zpool" {
+		t.Errorf("the wrapper ran %q, want zpool", got["name"])
+	}
 	got, _, err = call([]string{"TZ=Europe/Paris"}, "list")
 	if err != nil || got["tz"] != "Europe/Paris" {
 		t.Errorf("with TZ set: %v, zpool's TZ %q", err, got["tz"])
+	}
+	got, stderr, err = callAs(asZfs, nil, "list", "-Hp", "-o", "name,used")
+	if err != nil {
+		t.Fatalf("wrapper as zfs: %v\n%s", err, stderr)
+	}
+	if args, _ := json.Marshal(got["args"]); got["name"] != "zfs" || got["chrooted"] != true || string(args) != `["list","-Hp","-o","name,used"]` {
+		t.Errorf("the wrapper as zfs ran %q (in the host's root: %v) with arguments %s, want the host's zfs", got["name"], got["chrooted"], args)
 	}
 }
