@@ -57,26 +57,9 @@ func MatchIostat(pool *Pool, rows []IostatRow) (map[*Vdev]IostatRow, error) {
 // that status lacks is an error; pools of status that the report lacks
 // are left out.
 func MatchIostatReport(st *Status, rows []IostatRow) (map[*Vdev]IostatRow, error) {
-	if st == nil {
-		return nil, fmt.Errorf("no status to match iostat rows against")
-	}
-	pools := make(map[string]*Pool, len(st.Pools))
-	for _, p := range st.Pools {
-		pools[p.Name] = p
-	}
-	matched := make(map[string]bool)
-	lookup := func(name string) (*Pool, error) {
-		p := pools[name]
-		switch {
-		case matched[name]:
-			return nil, fmt.Errorf("iostat shows pool %q twice in one report", name)
-		case p == nil:
-			return nil, fmt.Errorf("iostat shows pool %q, which status does not", name)
-		case p.Root == nil:
-			return nil, fmt.Errorf("pool %s: no status tree to match iostat rows against", name)
-		}
-		matched[name] = true
-		return p, nil
+	lookup, err := poolLookup(st)
+	if err != nil {
+		return nil, err
 	}
 	m := make(map[*Vdev]IostatRow)
 	if !isScripted(rows) {
@@ -101,13 +84,82 @@ func MatchIostatReport(st *Status, rows []IostatRow) (map[*Vdev]IostatRow, error
 		if err != nil {
 			return nil, err
 		}
-		n, err := matchScripted(p, rows, m)
+		n, err := matchScripted(p, rows, m, true)
 		if err != nil {
 			return nil, err
 		}
 		rows = rows[n:]
 	}
 	return m, nil
+}
+
+// MatchIostatTables pairs the tables of `zpool iostat -vH -w` or `-r`,
+// named in print order, with the vdevs of a status, and returns the index
+// of each vdev's table. It walks the pools' trees as MatchIostatReport
+// does with -H rows, but by the tree alone: these outputs print an empty
+// line before every table, so none marks where a class section begins.
+func MatchIostatTables(st *Status, names []string) (map[*Vdev]int, error) {
+	lookup, err := poolLookup(st)
+	if err != nil {
+		return nil, err
+	}
+	rows := make([]IostatRow, len(names))
+	for i, name := range names {
+		rows[i] = IostatRow{Name: name, Depth: -1}
+	}
+	m := make(map[*Vdev]IostatRow)
+	index := make(map[*Vdev]int, len(rows))
+	for next := 0; next < len(rows); {
+		p, err := lookup(rows[next].Name)
+		if err != nil {
+			return nil, err
+		}
+		n, err := matchScripted(p, rows[next:], m, false)
+		if err != nil {
+			return nil, err
+		}
+		// The rows were taken in the order of the pool's expected rows:
+		// each vdev matched has the next one.
+		start := next
+		for _, sec := range expectedIostat(p) {
+			for _, e := range sec.rows {
+				if _, ok := m[e.vdev]; ok {
+					index[e.vdev] = next
+					next++
+				}
+			}
+		}
+		if next-start != n || n == 0 {
+			return nil, fmt.Errorf("pool %s: %d tables matched to %d vdevs", p.Name, n, next-start)
+		}
+	}
+	return index, nil
+}
+
+// poolLookup returns the pools of st by name, each to be found once: a
+// report shows a pool once.
+func poolLookup(st *Status) (func(name string) (*Pool, error), error) {
+	if st == nil {
+		return nil, fmt.Errorf("no status to match iostat rows against")
+	}
+	pools := make(map[string]*Pool, len(st.Pools))
+	for _, p := range st.Pools {
+		pools[p.Name] = p
+	}
+	matched := make(map[string]bool)
+	return func(name string) (*Pool, error) {
+		p := pools[name]
+		switch {
+		case matched[name]:
+			return nil, fmt.Errorf("iostat shows pool %q twice in one report", name)
+		case p == nil:
+			return nil, fmt.Errorf("iostat shows pool %q, which status does not", name)
+		case p.Root == nil:
+			return nil, fmt.Errorf("pool %s: no status tree to match iostat rows against", name)
+		}
+		matched[name] = true
+		return p, nil
+	}, nil
 }
 
 func isScripted(rows []IostatRow) bool {
@@ -124,7 +176,7 @@ func matchPool(pool *Pool, rows []IostatRow, m map[*Vdev]IostatRow) error {
 		return fmt.Errorf("no status tree to match iostat rows against")
 	}
 	if isScripted(rows) {
-		n, err := matchScripted(pool, rows, m)
+		n, err := matchScripted(pool, rows, m, true)
 		if err == nil && n < len(rows) {
 			err = fmt.Errorf("pool %s: iostat row %d %q is not in status", pool.Name, n+1, rows[n].Name)
 		}
@@ -160,23 +212,24 @@ func matchText(pool *Pool, rows []IostatRow, m map[*Vdev]IostatRow) error {
 }
 
 // matchScripted matches -H rows from the start of rows and returns how
-// many belong to pool: its normal rows, then one section per class, each
-// begun by an empty line (Break).
-func matchScripted(pool *Pool, rows []IostatRow, m map[*Vdev]IostatRow) (int, error) {
+// many belong to pool: its normal rows, then one section per class. In
+// sectioned output, each section is begun by an empty line (Break);
+// otherwise sections are told by the vdevs that fit them.
+func matchScripted(pool *Pool, rows []IostatRow, m map[*Vdev]IostatRow, sectioned bool) (int, error) {
 	sections := expectedIostat(pool)
 	consumed := 0
 	for i, sec := range sections {
-		if i > 0 && (consumed >= len(rows) || !rows[consumed].Break) {
+		if sectioned && i > 0 && (consumed >= len(rows) || !rows[consumed].Break) {
 			return 0, fmt.Errorf("pool %s: iostat has no %s section where status has %q",
 				pool.Name, sec.class, sec.rows[0].vdev.Name)
 		}
-		n := sectionLen(sec, rows[consumed:])
+		n := sectionLen(sec, rows[consumed:], sectioned)
 		if err := matchSection(pool.Name, sec, rows[consumed:consumed+n], m); err != nil {
 			return 0, err
 		}
 		consumed += n
 	}
-	if consumed < len(rows) && rows[consumed].Break {
+	if sectioned && consumed < len(rows) && rows[consumed].Break {
 		return 0, fmt.Errorf("pool %s: iostat has a section starting at %q that status does not have",
 			pool.Name, rows[consumed].Name)
 	}
@@ -184,10 +237,20 @@ func matchScripted(pool *Pool, rows []IostatRow, m map[*Vdev]IostatRow) (int, er
 }
 
 // sectionLen is how many of rows a -H section spans: up to the next empty
-// line, and no more than the section's vdevs (the next pool follows
-// without one).
-func sectionLen(sec iostatSection, rows []IostatRow) int {
+// line where those mark sections, and no more than the section's vdevs
+// (the next pool follows without one); otherwise as far as they fit.
+func sectionLen(sec iostatSection, rows []IostatRow, sectioned bool) int {
 	n := 0
+	if !sectioned {
+		for _, e := range sec.rows {
+			if n < len(rows) && fits(e, rows[n]) {
+				n++
+			} else if !e.optional {
+				break
+			}
+		}
+		return n
+	}
 	for n < len(rows) && n < len(sec.rows) && (n == 0 || !rows[n].Break) {
 		n++
 	}

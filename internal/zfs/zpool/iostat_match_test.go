@@ -502,3 +502,87 @@ func TestMatchIostatParsedStatus(t *testing.T) {
 		})
 	}
 }
+
+// The tables of -vHp -w and -r, one per vdev after an empty line each,
+// pair with the status tree by position: the log and cache devices of rz1
+// after its raidz, its spare nowhere, the next pool's table after them.
+func TestMatchIostatTablesOpenZFS23(t *testing.T) {
+	dir := openZFS23(t)
+	for _, scenario := range []string{"04-scrubbed-healthy", "09-errors-repaired", "11-cleared"} {
+		for slug, kind := range map[string]HistogramKind{"zpool-iostat-vHp-w": LatencyHistogram, "zpool-iostat-vHp-r": SizeHistogram} {
+			t.Run(scenario+"/"+slug, func(t *testing.T) {
+				tables := parseHistogramSample(t, filepath.Join(dir, scenario+"__"+slug+".txt"), kind)
+				st := openZFS23Trees(scenario)
+				index, err := MatchIostatTables(st, tableNames(tables))
+				if err != nil {
+					t.Fatal(err)
+				}
+				checkTables(t, index, tables, st.Pools...)
+				rz1 := st.Pools[1]
+				if i := index[rz1.Root.Children[1]]; tables[i].Name != "virtio-zd10" {
+					t.Errorf("rz1's log has table %d %q", i, tables[i].Name)
+				}
+				if _, ok := index[rz1.Root.Children[3]]; ok {
+					t.Errorf("rz1's spare has a table")
+				}
+			})
+		}
+	}
+}
+
+// Names that do not follow the tree, or a pool that status lacks, are
+// errors, never a shifted pairing.
+func TestMatchIostatTablesMismatch(t *testing.T) {
+	st := &Status{Pools: []*Pool{
+		testPool("tank", normal(vd("mirror-0", "mirror", leaf("sda"), leaf("sdb"))), class(ClassLog, leaf("sdc")), class(ClassCache, leaf("sdd"))),
+		testPool("mir", normal(vd("mirror-0", "mirror", leaf("sde"), leaf("sdf")))),
+	}}
+	whole := []string{"tank", "mirror-0", "sda", "sdb", "sdc", "sdd", "mir", "mirror-0", "sde", "sdf"}
+	index, err := MatchIostatTables(st, whole)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for v, i := range index {
+		if whole[i] != v.PrintedName() {
+			t.Errorf("vdev %s has table %d %q", v.Name, i, whole[i])
+		}
+	}
+	if len(index) != len(whole) {
+		t.Errorf("%d vdevs paired, want %d", len(index), len(whole))
+	}
+	for _, c := range []struct {
+		names []string
+		want  string
+	}{
+		{[]string{"tank", "mirror-0", "sda", "sdb", "sdd", "sdc"}, `pool tank: status has log vdev "sdc" (depth 1) that iostat does not show`},
+		{[]string{"tank", "mirror-0", "sda", "sdb", "sdc", "sdd", "tank"}, `iostat shows pool "tank" twice`},
+		{[]string{"tank", "mirror-0", "sda", "sdb", "sdc", "sdd", "other"}, `iostat shows pool "other", which status does not`},
+		{[]string{"tank", "mirror-0", "sda", "sdc", "sdd"}, `pool tank: status has normal vdev "sdb" (depth 2) that iostat does not show`},
+		{[]string{"mir", "mirror-0", "sde", "sdf", "sdg"}, `iostat shows pool "sdg", which status does not`},
+	} {
+		if _, err := MatchIostatTables(st, c.names); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: error %v, want one with %q", c.names, err, c.want)
+		}
+	}
+}
+
+// checkTables is checkMatched for the index MatchIostatTables returns.
+func checkTables(t *testing.T, index map[*Vdev]int, tables []Histograms, pools ...*Pool) {
+	t.Helper()
+	total := 0
+	for _, p := range pools {
+		for v, at := range iostatVdevs(p) {
+			total++
+			i, ok := index[v]
+			switch {
+			case !ok:
+				t.Errorf("%s: no table", at.path)
+			case tables[i].Name != v.PrintedName() && vdevKind(tables[i].Name) != vdevKind(v.PrintedName()):
+				t.Errorf("%s: table %d %q", at.path, i, tables[i].Name)
+			}
+		}
+	}
+	if len(index) != total || total != len(tables) {
+		t.Errorf("%d pairs of %d tables, want %d", len(index), len(tables), total)
+	}
+}
