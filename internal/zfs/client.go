@@ -53,6 +53,7 @@ type Client struct {
 	detectFailed int
 	freshness    map[string]SourceState
 	lackedStates bool // the last JSON status lacked a vdev's state
+	noHistograms bool // zpool iostat refused -w, -r or -q
 	// How zfs lists filesystems and volumes, and snapshots, once learned.
 	datasets, snapshots listing
 
