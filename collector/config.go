@@ -50,6 +50,9 @@ type Config struct {
 	// Snapshots lists snapshots in the background for the dataset
 	// collector. Nil: no snapshot series.
 	Snapshots *SnapshotLister
+	// HistogramsFull makes the vdev_latency collector keep every bucket
+	// zpool prints, rather than every second one.
+	HistogramsFull bool
 	// CPUOS chooses how the cpu collector finds the ZFS threads: "linux"
 	// (procfs), "freebsd", "illumos" or "solaris" (ps). The host's OS
 	// unless set.

@@ -64,6 +64,13 @@ func capturesExporter(tb testing.TB) (*Exporter, *runner.Replay) {
 // hostExporter is every collector over the host that write lays out.
 func hostExporter(tb testing.TB, write func(dir string) error) (*Exporter, *runner.Replay) {
 	tb.Helper()
+	return hostExporterWith(tb, write, Config{}, nil)
+}
+
+// hostExporterWith is hostExporter with the settings of cfg and the
+// collectors of enabled (nil: the defaults).
+func hostExporterWith(tb testing.TB, write func(dir string) error, cfg Config, enabled map[string]bool) (*Exporter, *runner.Replay) {
+	tb.Helper()
 	dir := filepath.Join(tb.TempDir(), "host")
 	if err := write(dir); err != nil {
 		tb.Fatal(err)
@@ -74,8 +81,9 @@ func hostExporter(tb testing.TB, write func(dir string) error) (*Exporter, *runn
 	}
 	logger := slog.New(slog.DiscardHandler)
 	client := zfs.New(zfs.Config{Runner: replay, Kstat: os.DirFS(filepath.Join(dir, "kstat")), KstatOS: "linux"}, logger)
-	e, err := New(Config{ZFS: client, Runner: replay, CPUOS: "linux", DiskOS: "linux",
-		ProcRoot: filepath.Join(dir, "proc"), SysRoot: filepath.Join(dir, "sys"), DevRoot: filepath.Join(dir, "dev")}, logger, nil)
+	cfg.ZFS, cfg.Runner, cfg.CPUOS, cfg.DiskOS = client, replay, "linux", "linux"
+	cfg.ProcRoot, cfg.SysRoot, cfg.DevRoot = filepath.Join(dir, "proc"), filepath.Join(dir, "sys"), filepath.Join(dir, "dev")
+	e, err := New(cfg, logger, enabled)
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -61,6 +61,7 @@ type options struct {
 	datasetDepth           int
 	snapshotInterval       time.Duration
 	perSnapshot            bool
+	histogramsFull         bool
 	scrapeTimeout          time.Duration
 	timeoutOffset          time.Duration
 	iostatInterval         time.Duration
@@ -123,6 +124,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		Default("5m").DurationVar(&o.snapshotInterval)
 	app.Flag("collector.dataset.per-snapshot", "Also export each snapshot's space and creation time: a series per snapshot of the exported datasets.").
 		BoolVar(&o.perSnapshot)
+	app.Flag("collector.vdev_latency.full-resolution", "Keep all of zpool's histogram buckets (37 for latency, 16 for request sizes) instead of every second one.").
+		BoolVar(&o.histogramsFull)
 	app.Flag("scrape.timeout", "Longest a scrape may take. zpool commands still running then are killed, and their metrics are missing from that scrape; a shorter scrape timeout sent by Prometheus wins.").
 		Default("10s").DurationVar(&o.scrapeTimeout)
 	app.Flag("scrape.timeout-offset", "Time taken off Prometheus's scrape timeout, so that the answer arrives before Prometheus gives up; at least the default.").
@@ -421,7 +424,7 @@ func buildExporter(o options, logger *slog.Logger) (*collector.Exporter, *zfs.Cl
 	}
 	cfg := collector.Config{ZFS: client, Runner: run, Sampler: zpoolIostat, DiskSampler: diskIostat, DiskAll: o.diskAll,
 		DatasetInclude: o.datasetInclude, DatasetExclude: o.datasetExclude, DatasetDepth: o.datasetDepth, DatasetMax: o.datasetMax,
-		Snapshots: snapshots}
+		Snapshots: snapshots, HistogramsFull: o.histogramsFull}
 	if o.replayDir != "" {
 		// A replay's disks, if it has any, are laid out like the host's.
 		cfg.ProcRoot = filepath.Join(o.replayDir, "proc")

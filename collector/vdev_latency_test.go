@@ -1,0 +1,287 @@
+package collector
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+	dto "github.com/prometheus/client_model/go"
+
+	"github.com/zpool-exporter/zpool_exporter/internal/benchhost"
+	"github.com/zpool-exporter/zpool_exporter/internal/runner"
+	"github.com/zpool-exporter/zpool_exporter/internal/zfs"
+	"github.com/zpool-exporter/zpool_exporter/internal/zfs/zpool"
+)
+
+// latencyExporter is the vdev_latency collector alone over a generated
+// host, and the host's directory.
+func latencyExporter(t *testing.T, s benchhost.Spec, full bool) (*Exporter, string) {
+	t.Helper()
+	var dir string
+	e, _ := hostExporterWith(t, func(d string) error {
+		dir = d
+		return benchhost.Write(d, s)
+	}, Config{HistogramsFull: full}, map[string]bool{"vdev_latency": true})
+	return e, dir
+}
+
+// gatherFamilies gathers e once, by family name.
+func gatherByName(t *testing.T, e *Exporter) map[string]*dto.MetricFamily {
+	t.Helper()
+	reg := prometheus.NewPedanticRegistry()
+	reg.MustRegister(e.Scraper(context.Background()))
+	fams, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	byName := map[string]*dto.MetricFamily{}
+	for _, f := range fams {
+		byName[f.GetName()] = f
+	}
+	return byName
+}
+
+// readTables parses a capture of the host, and returns its tables by pool
+// and vdev, the pools told by their names.
+func readTables(t *testing.T, path string, kind zpool.HistogramKind, pools ...string) map[[2]string]zpool.Histograms {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	tables, err := zpool.ParseHistograms(f, kind)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byVdev := map[[2]string]zpool.Histograms{}
+	pool := ""
+	for _, h := range tables {
+		for _, p := range pools {
+			if h.Name == p {
+				pool = p
+			}
+		}
+		byVdev[[2]string{pool, h.Name}] = h
+	}
+	return byVdev
+}
+
+// Every bucket is the sum of zpool's buckets up to its bound, and the
+// count all of them, for every vdev, queue and direction; the default
+// keeps 13 latency bounds (1 µs to 17 s) and 7 size bounds, the full
+// resolution all but the last bucket, which holds every slower or larger
+// I/O.
+func TestVdevLatencyBucketsAreZpools(t *testing.T) {
+	for _, full := range []bool{false, true} {
+		t.Run("full="+strconv.FormatBool(full), func(t *testing.T) {
+			e, dir := latencyExporter(t, benchhost.Spec{Pools: 2, Leaves: 4, Version: "2.3"}, full)
+			fams := gatherByName(t, e)
+			pools := []string{"tank0", "tank1"}
+			latency := readTables(t, filepath.Join(dir, runner.CaptureFileName("zpool iostat -vHp -w")), zpool.LatencyHistogram, pools...)
+			sizes := readTables(t, filepath.Join(dir, runner.CaptureFileName("zpool iostat -vHp -r")), zpool.SizeHistogram, pools...)
+			wantBuckets := map[string]int{"zfs_vdev_total_wait_seconds": 13, "zfs_vdev_disk_wait_seconds": 13, "zfs_vdev_queue_wait_seconds": 13, "zfs_vdev_request_size_bytes": 7}
+			if full {
+				wantBuckets = map[string]int{"zfs_vdev_total_wait_seconds": 36, "zfs_vdev_disk_wait_seconds": 36, "zfs_vdev_queue_wait_seconds": 36, "zfs_vdev_request_size_bytes": 15}
+			}
+			// 2 pools of 7 vdevs: 2 wait families of 2 directions, 7 queue classes; 14 size columns.
+			wantSeries := map[string]int{"zfs_vdev_total_wait_seconds": 28, "zfs_vdev_disk_wait_seconds": 28, "zfs_vdev_queue_wait_seconds": 98, "zfs_vdev_request_size_bytes": 196}
+			for name, n := range wantSeries {
+				f := fams[name]
+				if got := len(f.GetMetric()); got != n {
+					t.Errorf("%s: %d series, want %d", name, got, n)
+				}
+				for _, m := range f.GetMetric() {
+					l := labelsOf(m)
+					h := m.GetHistogram()
+					if got := len(h.GetBucket()); got != wantBuckets[name] {
+						t.Errorf("%s%v: %d buckets, want %d", name, l, got, wantBuckets[name])
+					}
+					tables, column, top := latency, latencyColumnOf(name, l), func(b float64) float64 { return b }
+					if name == "zfs_vdev_request_size_bytes" {
+						tables, column, top = sizes, l["class"]+"_"+l["request"][:3], func(b float64) float64 { return 2*b - 1 }
+					}
+					table, ok := tables[[2]string{l["pool"], l["vdev"]}]
+					col := indexOf(table.Columns, column)
+					if !ok || col < 0 {
+						t.Errorf("%s%v: no table or column %q in zpool's output", name, l, column)
+						continue
+					}
+					var total uint64
+					for i := range table.Bounds {
+						total += table.Counts[i][col]
+					}
+					if h.GetSampleCount() != total {
+						t.Errorf("%s%v: count %d, zpool's buckets add up to %d", name, l, h.GetSampleCount(), total)
+					}
+					for _, b := range h.GetBucket() {
+						var want uint64
+						for i, bound := range table.Bounds {
+							if top(bound) <= b.GetUpperBound() {
+								want += table.Counts[i][col]
+							}
+						}
+						if b.GetCumulativeCount() != want {
+							t.Errorf("%s%v: bucket le=%g holds %d, zpool's buckets up to it %d", name, l, b.GetUpperBound(), b.GetCumulativeCount(), want)
+						}
+					}
+				}
+			}
+			if n := len(fams["zfs_vdev_queue_pending"].GetMetric()); n != 2*7*7 {
+				t.Errorf("%d queue_pending series, want 98", n)
+			}
+		})
+	}
+}
+
+// latencyColumnOf is the -w column of a latency series.
+func latencyColumnOf(name string, l map[string]string) string {
+	for column, m := range latencyColumns {
+		if strings.Contains(m.desc.String(), `"`+name+`"`) && (m.label == l["type"] || m.label == l["class"]) {
+			return column
+		}
+	}
+	return ""
+}
+
+func indexOf(s []string, v string) int {
+	for i, x := range s {
+		if x == v {
+			return i
+		}
+	}
+	return -1
+}
+
+func labelsOf(m *dto.Metric) map[string]string {
+	l := map[string]string{}
+	for _, p := range m.GetLabel() {
+		l[p.GetName()] = p.GetValue()
+	}
+	return l
+}
+
+// The queue gauges are zpool's -q columns of the same vdev.
+func TestVdevLatencyQueues(t *testing.T) {
+	e, _ := latencyExporter(t, benchhost.Spec{Pools: 1, Leaves: 4, Version: "2.3"}, false)
+	fams := gatherByName(t, e)
+	got := map[string]float64{}
+	for _, m := range fams["zfs_vdev_queue_pending"].GetMetric() {
+		l := labelsOf(m)
+		got[l["vdev"]+"/"+l["class"]] = m.GetGauge().GetValue()
+	}
+	// benchhost: a leaf holds 2*(index%3) async writes pending, a mirror
+	// its leaves', the pool its mirrors'.
+	for key, want := range map[string]float64{
+		"virtio-zd01/async_write": 0, "virtio-zd02/async_write": 2, "virtio-zd03/async_write": 4, "virtio-zd04/async_write": 0,
+		"mirror-0/async_write": 2, "mirror-1/async_write": 4, "tank0/async_write": 6, "tank0/sync_read": 0, "virtio-zd02/rebuild": 0,
+	} {
+		if v, ok := got[key]; !ok || v != want {
+			t.Errorf("%s pending = %v (present %v), want %v", key, v, ok, want)
+		}
+	}
+	if n := len(got); n != 7*7 {
+		t.Errorf("%d pending series, want 49 (7 vdevs, 7 classes)", n)
+	}
+}
+
+// The collector passes the linter, and its HELP says that _sum is an
+// estimate.
+func TestVdevLatencyLint(t *testing.T) {
+	e, _ := latencyExporter(t, benchhost.Spec{Pools: 1, Leaves: 2, Version: "2.3"}, false)
+	problems, err := testutil.CollectAndLint(e.Scraper(context.Background()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range problems {
+		t.Errorf("lint: %s: %s", p.Metric, p.Text)
+	}
+	for _, d := range []*prometheus.Desc{vdevTotalWaitDesc, vdevDiskWaitDesc, vdevQueueWaitDesc} {
+		if !strings.Contains(d.String(), "estimate") {
+			t.Errorf("%s: HELP does not say that _sum is an estimate", d)
+		}
+	}
+}
+
+// A zpool that refuses -w, -r or -q (zfs-fuse says "invalid option 'H'")
+// gives no series and no failure, and is not asked again; one that fails
+// otherwise fails the collector.
+func TestVdevLatencyRefused(t *testing.T) {
+	dir := t.TempDir()
+	status, err := os.ReadFile("testdata/replay/zfs-fuse/000/zpool_status.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string]string{"zpool_status.txt": string(status)}
+	for _, flag := range []string{"-w", "-r", "-q"} {
+		files[runner.CaptureFileName("zpool iostat -vHp "+flag)] = "# command: zpool iostat -vHp " + flag + "\n# exit: 2\n# stderr: invalid option 'H'\n# stderr: usage:\n# ---\n"
+	}
+	for name, data := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	replay, err := runner.NewReplay(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	e, err := New(Config{ZFS: zfs.New(zfs.Config{Runner: replay}, logger), Runner: replay}, logger, map[string]bool{"vdev_latency": true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		fams := gatherByName(t, e)
+		for name := range fams {
+			if strings.HasPrefix(name, "zfs_vdev_") {
+				t.Errorf("series of %s from a zpool that refuses -w, -r and -q", name)
+			}
+		}
+		for _, m := range fams["zfs_exporter_collector_success"].GetMetric() {
+			if v := m.GetGauge().GetValue(); v != 1 {
+				t.Errorf("collector success %v, want 1: a zpool without histograms is not a failure", v)
+			}
+		}
+	}
+	var runs uint64
+	for line, st := range replay.Stats() {
+		if strings.HasPrefix(line, "zpool iostat") {
+			runs += st.Runs
+		}
+	}
+	if runs > 3 {
+		t.Errorf("zpool iostat ran %d times over 3 scrapes: a refusal must be remembered", runs)
+	}
+}
+
+// The estimated sum of a latency histogram lies between its buckets'
+// bottoms and tops: each I/O at the middle of its bucket.
+func TestVdevLatencySumIsBetweenTheBounds(t *testing.T) {
+	e, _ := latencyExporter(t, benchhost.Spec{Pools: 1, Leaves: 2, Version: "2.3"}, true)
+	for _, m := range gatherByName(t, e)["zfs_vdev_disk_wait_seconds"].GetMetric() {
+		h := m.GetHistogram()
+		var prevCount uint64
+		var lo, hi, prev float64
+		for _, b := range h.GetBucket() {
+			n := b.GetCumulativeCount() - prevCount
+			lo += float64(n) * prev
+			hi += float64(n) * b.GetUpperBound()
+			prev, prevCount = b.GetUpperBound(), b.GetCumulativeCount()
+		}
+		if rest := h.GetSampleCount() - prevCount; rest > 0 {
+			lo += float64(rest) * prev
+			hi = math.Inf(1)
+		}
+		if s := h.GetSampleSum(); h.GetSampleCount() > 0 && (s < lo || s > hi) {
+			t.Errorf("%v: sum %g outside [%g, %g]", labelsOf(m), s, lo, hi)
+		}
+	}
+}
