@@ -61,6 +61,9 @@ func writeZpool(dir string, s Spec) (host, error) {
 		{"zpool status -p", func(w *bufio.Writer) { writeStatusText(w, h, false) }},
 		{"zpool status", func(w *bufio.Writer) { writeStatusText(w, h, false) }},
 		{"zpool get -Hp all", func(w *bufio.Writer) { writePoolProperties(w, h) }},
+		{"zpool iostat -vHp -w", func(w *bufio.Writer) { writeIostatTables(w, h, true) }},
+		{"zpool iostat -vHp -r", func(w *bufio.Writer) { writeIostatTables(w, h, false) }},
+		{"zpool iostat -vHp -q", func(w *bufio.Writer) { writeIostatQueues(w, h) }},
 	}
 	for _, p := range h.pools {
 		// As recorded, without the "--" that the exporter now puts before
