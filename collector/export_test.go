@@ -1,5 +1,12 @@
 package collector
 
+import (
+	"testing"
+
+	"github.com/zpool-exporter/zpool_exporter/internal/benchhost"
+	"github.com/zpool-exporter/zpool_exporter/internal/runner"
+)
+
 // GeneratedExporter is generatedExporter for the tests of package
 // collector_test.
 var GeneratedExporter = generatedExporter
@@ -7,3 +14,14 @@ var GeneratedExporter = generatedExporter
 // CapturesExporter is capturesExporter for the tests of package
 // collector_test.
 var CapturesExporter = capturesExporter
+
+// GeneratedExporterWithout is generatedExporter with the default
+// collectors, the vdev_latency collector only when latency is true.
+func GeneratedExporterWithout(tb testing.TB, s benchhost.Spec, latency bool) (*Exporter, *runner.Replay) {
+	on := map[string]bool{}
+	for name, f := range factories {
+		on[name] = f.defaultEnabled
+	}
+	on["vdev_latency"] = latency
+	return hostExporterWith(tb, func(dir string) error { return benchhost.Write(dir, s) }, Config{}, on)
+}

@@ -111,6 +111,31 @@ func BenchmarkGeneratedHost(b *testing.B) {
 	}
 }
 
+// BenchmarkVdevLatency is a scrape of every collector with the
+// vdev_latency collector's histograms and queue lengths and without them,
+// at 10, 100 and 1,000 vdevs (a pool, its mirrors and their leaves), with
+// the series of one scrape.
+func BenchmarkVdevLatency(b *testing.B) {
+	for _, leaves := range []int{6, 66, 666} {
+		for _, on := range []bool{true, false} {
+			spec := benchhost.Spec{Pools: 1, Leaves: leaves, Version: "2.3"}
+			b.Run(fmt.Sprintf("vdevs=%d/histograms=%v", 1+leaves/2+leaves, on), func(b *testing.B) {
+				h, _ := metricsOf(collector.GeneratedExporterWithout(b, spec, on))
+				rec := httptest.NewRecorder()
+				h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/metrics", nil))
+				series := 0
+				for line := range strings.Lines(rec.Body.String()) {
+					if !strings.HasPrefix(line, "#") {
+						series++
+					}
+				}
+				benchmarkMetrics(b, h)
+				b.ReportMetric(float64(series), "series")
+			})
+		}
+	}
+}
+
 // The same over the small host of make bench, the OpenZFS 2.3.2 guest's
 // captures: what a scrape costs beside the zpool runs on a host like most.
 func BenchmarkSmallHost(b *testing.B) {
