@@ -72,7 +72,7 @@ func TestCapabilitiesWhileVdevPropertiesAreLearned(t *testing.T) {
 		t.Fatal(err)
 	}
 	gatherFrom(t, e.Scraper(context.Background()))
-	if _, ok := rec.answers["zpool get -Hp -- "+strings.Join(vdevIOProperties, ",")+" mir all-vdevs"]; !ok {
+	if _, ok := rec.answers["zpool get -Hp -- "+strings.Join(vdevAskedProperties, ",")+" mir all-vdevs"]; !ok {
 		t.Fatalf("the scrape did not ask for vdev properties; commands: %v", rec.answers)
 	}
 	// The properties collector's `zpool get` answers late, so that vdev

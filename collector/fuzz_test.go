@@ -130,7 +130,7 @@ var fuzzInputs = []fuzzInput{
 		)
 	}, func(e *fuzzEnv, data []byte, _ int) {
 		for _, pool := range []string{"backup", "tank"} {
-			e.setZpool(data, "get", "-Hp", "--", strings.Join(vdevIOProperties, ","), pool, "all-vdevs")
+			e.setZpool(data, "get", "-Hp", "--", strings.Join(vdevAskedProperties, ","), pool, "all-vdevs")
 		}
 	}},
 	{"zpool iostat -v INTERVAL", func(t testing.TB) [][]byte {

@@ -16,7 +16,7 @@ import (
 )
 
 func init() {
-	register("vdev_io", true, "Per-vdev read/write operations and bytes as counters, from vdev properties or a zpool iostat stream", newVdevIOCollector)
+	register("vdev_io", true, "Per-vdev read/write operations and bytes as counters, from vdev properties or a zpool iostat stream, and OpenZFS 2.4's slow-disk properties", newVdevIOCollector)
 }
 
 var (
@@ -113,7 +113,7 @@ func (r *vdevPropertyReads) start(pool string) {
 		r.slots <- struct{}{}
 		defer func() { <-r.slots }()
 		var p poolVdevProperties
-		p.props, p.ok, p.err = r.s.VdevProperties(r.ctx, pool, vdevIOProperties...)
+		p.props, p.ok, p.err = r.s.VdevProperties(r.ctx, pool, vdevAskedProperties...)
 		done <- p
 	}()
 }
@@ -168,9 +168,22 @@ func sendVdevIO(ch chan<- prometheus.Metric, pool, vdev string, readBytes, write
 // collectVdevIOProperties sends the counters of every vdev of the status
 // tree that has them. Vdev properties name the pool's own row "root-0".
 func collectVdevIOProperties(p *zpool.Pool, props []zpool.Property, ch chan<- prometheus.Metric) error {
-	values := map[string]map[string]float64{}
+	values, flags := map[string]map[string]float64{}, map[string]map[string]float64{}
 	var bad error
 	for _, prop := range props {
+		if slices.Contains(vdevSlowProperties, prop.Property) {
+			if on, ok := onOff(prop.Value); ok {
+				name := prop.Name
+				if strings.HasPrefix(name, "root-") {
+					name = p.Root.PrintedName()
+				}
+				if flags[name] == nil {
+					flags[name] = map[string]float64{}
+				}
+				flags[name][prop.Property] = on
+			}
+			continue
+		}
 		if !slices.Contains(vdevIOProperties, prop.Property) {
 			continue
 		}
@@ -194,12 +207,28 @@ func collectVdevIOProperties(p *zpool.Pool, props []zpool.Property, ch chan<- pr
 	fillFromChildren(p.Root, values, true)
 	// An active hot spare has one row in the vdev properties but two
 	// places in the tree: it is sent once.
+	flags = byUniqueName(p.Root, flags)
 	p.Root.WalkOnce(func(v *zpool.Vdev, _ string, _ *zpool.Vdev) {
 		if m, ok := values[v.Name]; ok && len(m) == 4 {
 			sendVdevIO(ch, p.Name, v.Name, m["read_bytes"], m["write_bytes"], m["read_ops"], m["write_ops"])
 		}
+		for prop, on := range flags[v.Name] {
+			gauge(ch, vdevSlowDescs[prop], on, p.Name, v.Name)
+		}
 	})
 	return bad
+}
+
+// onOff reads a vdev property that is on or off; "-" where it does not
+// apply.
+func onOff(value string) (float64, bool) {
+	switch value {
+	case "on":
+		return 1, true
+	case "off":
+		return 0, true
+	}
+	return 0, false
 }
 
 // byUniqueName rekeys the vdev properties, which name vdevs as zpool
@@ -259,5 +288,22 @@ func allZero(m map[string]float64) bool {
 	return true
 }
 
-// vdevIOProperties are the vdev properties the collector reads.
+// vdevIOProperties are the vdev properties of the I/O counters.
 var vdevIOProperties = []string{"read_bytes", "write_bytes", "read_ops", "write_ops"}
+
+// vdevSlowProperties are OpenZFS 2.4's settings and state for slow disks,
+// read in the same run where zpool knows them, with their gauges.
+var (
+	vdevSlowProperties = []string{"sit_out", "autosit", "slow_io_events"}
+	vdevSlowDescs      = map[string]*prometheus.Desc{
+		"sit_out": desc("vdev", "sit_out",
+			"1 while ZFS sits the leaf out of its raidz or dRAID vdev for being slow, rebuilding its reads from the others (OpenZFS 2.4 on).", "pool", "vdev"),
+		"autosit": desc("vdev", "autosit",
+			"1 when the raidz or dRAID vdev sits out on its own a leaf it finds slow (property autosit; OpenZFS 2.4 on).", "pool", "vdev"),
+		"slow_io_events": desc("vdev", "slow_io_events",
+			"1 when the vdev posts events for its slow I/Os (property slow_io_events; OpenZFS 2.4 on).", "pool", "vdev"),
+	}
+)
+
+// vdevAskedProperties are the vdev properties the collector asks for.
+var vdevAskedProperties = append(slices.Clone(vdevIOProperties), vdevSlowProperties...)

@@ -54,6 +54,9 @@ type Client struct {
 	freshness    map[string]SourceState
 	lackedStates bool // the last JSON status lacked a vdev's state
 	noHistograms bool // zpool iostat refused -w, -r or -q
+	// Vdev properties this zpool does not know, as learned from its
+	// refusals.
+	refusedVdevProperties map[string]bool
 	// How zfs lists filesystems and volumes, and snapshots, once learned.
 	datasets, snapshots listing
 

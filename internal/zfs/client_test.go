@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -291,5 +292,51 @@ func TestStatusReadersWaitForTheReadWhenCanceled(t *testing.T) {
 	// Without waiting, the reader returns at the cancel, 100 ms in.
 	if took := time.Since(began); took < late {
 		t.Errorf("the reader returned %s after the start, before the killed zpool went (%s after the cancel)", took.Round(time.Millisecond), late)
+	}
+}
+
+// refusingRunner is a zpool of OpenZFS 2.3 asked for a property of 2.4:
+// a `zpool get` naming it fails as zpool does.
+type refusingRunner struct {
+	runner.Runner
+	property string
+}
+
+func (r refusingRunner) Run(ctx context.Context, name string, args ...string) ([]byte, error) {
+	if len(args) > 3 && args[0] == "get" && slices.Contains(strings.Split(args[3], ","), r.property) {
+		return nil, &runner.Error{Command: runner.CommandLine(name, args...), ExitCode: 2, Err: errors.New("exit status 2"),
+			Stderr: "bad property list: invalid property '" + r.property + "'\nusage:\n"}
+	}
+	return r.Runner.Run(ctx, name, args...)
+}
+
+// A vdev property this zpool does not know (2.4's sit_out on 2.3) is left
+// out, once and for good, and does not make the others unavailable.
+func TestVdevPropertyRefused(t *testing.T) {
+	_, run := replayClient(t, "zpool/testdata/openzfs-2.3-guest", "01-created")
+	refusing := &countingRunner{Runner: refusingRunner{run, "sit_out"}, lines: map[string]int{}}
+	client := New(Config{Runner: refusing, Location: time.UTC, Now: func() time.Time { return testNow }}, slog.New(slog.DiscardHandler))
+	ctx := context.Background()
+	if _, err := client.Capabilities(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		props, ok, err := client.VdevProperties(ctx, "mir", "read_ops", "sit_out", "write_ops")
+		if err != nil || !ok {
+			t.Fatalf("vdev properties of mir: %v, %v", ok, err)
+		}
+		got := map[string]bool{}
+		for _, p := range props {
+			got[p.Property] = true
+		}
+		if !got["read_ops"] || !got["write_ops"] || got["sit_out"] {
+			t.Errorf("properties read: %v, want read_ops and write_ops", got)
+		}
+	}
+	if caps, _ := client.Detected(); !caps.VdevProperties {
+		t.Errorf("a refused property made vdev properties unavailable: %+v", caps)
+	}
+	if n := refusing.runs("zpool get -Hp -- read_ops,sit_out,write_ops mir all-vdevs"); n != 1 {
+		t.Errorf("asked for sit_out %d times, want once", n)
 	}
 }

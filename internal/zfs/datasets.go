@@ -130,9 +130,8 @@ func (q listing) without(err error) (listing, bool) {
 		q.form = formGet
 		return q, true
 	}
-	_, property, ok := strings.Cut(msg, "bad property list: invalid property '")
-	property, _, closed := strings.Cut(property, "'")
-	if !ok || !closed || property == "name" || property == "type" || !slices.Contains(q.properties, property) {
+	property, ok := invalidProperty(err)
+	if !ok || property == "name" || property == "type" || !slices.Contains(q.properties, property) {
 		return q, false
 	}
 	q.properties = slices.DeleteFunc(slices.Clone(q.properties), func(p string) bool { return p == property })

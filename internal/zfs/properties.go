@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/zpool-exporter/zpool_exporter/internal/runner"
@@ -71,7 +72,19 @@ func (c *Client) VdevProperties(ctx context.Context, pool string, properties ...
 	// The pool's name comes from zpool's output: "--" keeps it from being
 	// read as an option. It goes before the first operand, as getopt
 	// without glibc's reordering (FreeBSD, illumos) stops there.
-	out, err := c.zpool(ctx, "get", "-Hp", "--", strings.Join(properties, ","), pool, "all-vdevs")
+	asked := c.knownVdevProperties(properties)
+	out, err := c.zpool(ctx, "get", "-Hp", "--", strings.Join(asked, ","), pool, "all-vdevs")
+	for err != nil && !runner.Inconclusive(ctx, err) && len(asked) > 1 {
+		// A property of a later release (sit_out is 2.4's) fails the
+		// whole run: it is left out from then on.
+		refused, ok := invalidProperty(err)
+		if !ok || !slices.Contains(asked, refused) {
+			break
+		}
+		c.refuseVdevProperty(refused, err)
+		asked = c.knownVdevProperties(properties)
+		out, err = c.zpool(ctx, "get", "-Hp", "--", strings.Join(asked, ","), pool, "all-vdevs")
+	}
 	if !known {
 		if runner.Inconclusive(ctx, err) {
 			return nil, false, err
@@ -89,4 +102,35 @@ func (c *Client) VdevProperties(ctx context.Context, pool string, properties ...
 	}
 	c.record(SourceVdevProperties, err)
 	return props, true, err
+}
+
+// knownVdevProperties is properties less those this zpool refused.
+func (c *Client) knownVdevProperties(properties []string) []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return slices.DeleteFunc(slices.Clone(properties), func(p string) bool { return c.refusedVdevProperties[p] })
+}
+
+// refuseVdevProperty remembers, and logs once, a vdev property this zpool
+// does not know.
+func (c *Client) refuseVdevProperty(property string, why error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.refusedVdevProperties[property] {
+		return
+	}
+	if c.refusedVdevProperties == nil {
+		c.refusedVdevProperties = map[string]bool{}
+	}
+	c.refusedVdevProperties[property] = true
+	c.logger.Info("zpool has no such vdev property; not asking for it again", "property", property, "err", why)
+}
+
+// invalidProperty is the property that zpool or zfs refused in err, whose
+// message holds the first line it printed on stderr: "bad property list:
+// invalid property 'sit_out'".
+func invalidProperty(err error) (string, bool) {
+	_, property, ok := strings.Cut(err.Error(), "bad property list: invalid property '")
+	property, _, closed := strings.Cut(property, "'")
+	return property, ok && closed && property != ""
 }
