@@ -9,8 +9,10 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/zpool-exporter/zpool_exporter/internal/runner"
 	"github.com/zpool-exporter/zpool_exporter/internal/zfs"
 	"github.com/zpool-exporter/zpool_exporter/internal/zfs/dataset"
+	"github.com/zpool-exporter/zpool_exporter/internal/zfs/zpool"
 )
 
 func init() {
@@ -72,6 +74,28 @@ type datasetCollector struct {
 	logger           *slog.Logger
 }
 
+// holdSnapshots keeps the snapshot lister from running zfs until a scrape
+// tells which pools it can list.
+func (c *datasetCollector) holdSnapshots() {
+	if c.snapshots != nil {
+		c.snapshots.setPools(nil, false)
+	}
+}
+
+// listablePools returns the pools whose datasets zfs can list, and
+// whether that is every pool: all but the suspended ones.
+func listablePools(st *zpool.Status) (pools []string, all bool) {
+	all = true
+	for _, p := range st.Pools {
+		if p.State == "suspended" {
+			all = false
+			continue
+		}
+		pools = append(pools, p.Name)
+	}
+	return pools, all
+}
+
 func newDatasetCollector(cfg Config, logger *slog.Logger) (Collector, error) {
 	if !cfg.ZFS.HasZfs() {
 		return nil, fmt.Errorf("%w: the replay holds no outputs of zfs", ErrNoData)
@@ -81,7 +105,30 @@ func newDatasetCollector(cfg Config, logger *slog.Logger) (Collector, error) {
 }
 
 func (c *datasetCollector) Update(ctx context.Context, s *zfs.Scrape, ch chan<- prometheus.Metric) error {
-	l, err := s.Datasets(ctx)
+	// zfs hangs on a suspended pool as zpool does, in a process no kill
+	// ends: it runs once status has answered, and not for those pools,
+	// nor at all when status hung. A status that failed otherwise says
+	// nothing of a hang.
+	st, err := s.Status(ctx)
+	var pools []string
+	switch {
+	case err == nil:
+		var all bool
+		pools, all = listablePools(st)
+		if all {
+			pools = nil // every pool: the listing names none
+		} else if len(pools) == 0 {
+			c.holdSnapshots()
+			return fmt.Errorf("%w: every pool is suspended", ErrNoData)
+		}
+	case runner.Inconclusive(ctx, err):
+		c.holdSnapshots()
+		return fmt.Errorf("not running zfs, which would hang too: %w", err)
+	}
+	if c.snapshots != nil {
+		c.snapshots.setPools(pools, true)
+	}
+	l, err := s.Datasets(ctx, pools...)
 	if err != nil {
 		return err
 	}

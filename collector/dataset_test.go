@@ -3,6 +3,7 @@ package collector
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -11,6 +12,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -263,4 +265,84 @@ func TestDatasetCollectorLeftOutWithoutZfs(t *testing.T) {
 			t.Errorf("%s: the log says why the collector is left out: %v, want %v; log:\n%s", c.dir, said, !c.want, &log)
 		}
 	}
+}
+
+// zfs hangs on a suspended pool, in a process no kill ends: the listing
+// names the other pools, and runs not at all when zpool status hung. The
+// snapshot lister holds back as long.
+func TestDatasetCollectorSparesSuspendedPools(t *testing.T) {
+	status, err := os.ReadFile("../internal/zfs/zpool/testdata/openzfs-2.3-guest/08-suspended__zpool_status_-j_--json-int.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	listing, err := os.ReadFile("../internal/zfs/dataset/testdata/openzfs-2.3-guest/12-datasets__zfs_list_-Hp.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, body, _ := bytes.Cut(listing, []byte("# ---\n"))
+	line := "zfs list -r -Hp -t filesystem,volume -o " + strings.Join(zfs.DatasetProperties, ",") + " dr mir one r10 rz1"
+	dir := t.TempDir()
+	for name, data := range map[string][]byte{
+		"zpool_status_-j_--json-int.txt": status,
+		"zfs_list.txt":                   append([]byte("# command: "+line+"\n# ---\n"), body...),
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	replay, err := runner.NewReplay(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := &hangingStatus{Runner: replay}
+	logger := slog.New(slog.DiscardHandler)
+	cfg := testConfig(zfs.Config{Runner: run, Location: time.UTC, Now: func() time.Time { return testNow }}, Config{}, logger)
+	cfg.Snapshots = NewSnapshotLister(cfg.ZFS, time.Minute, false, logger)
+	e, err := New(cfg, logger, map[string]bool{"dataset": true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fams := gather(t, e)
+	if v, ok := value(fams, "zfs_dataset_used_bytes", map[string]string{"dataset": "mir"}); !ok || v == 0 {
+		t.Errorf("no space of mir from the listing of the pools that are not suspended")
+	}
+	if st := replay.Stats()[line]; st.Runs != 1 || st.Failures != 0 {
+		t.Errorf("the listing of the other pools ran %+v, want once", st)
+	}
+	if err := cfg.Snapshots.List(context.Background()); errors.Is(err, errPoolsUnknown) {
+		t.Errorf("the lister holds back with the pools known: %v", err)
+	}
+
+	run.hang.Store(true)
+	e, err = New(cfg, logger, map[string]bool{"dataset": true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gather(t, e)
+	zfsRuns := 0
+	for l, st := range replay.Stats() {
+		if strings.HasPrefix(l, "zfs ") {
+			zfsRuns += int(st.Runs)
+		}
+	}
+	if zfsRuns != 2 { // the first scrape's listing, and the lister's try
+		t.Errorf("zfs ran %d times in all, want no run once zpool status hung", zfsRuns)
+	}
+	if err := cfg.Snapshots.List(context.Background()); !errors.Is(err, errPoolsUnknown) {
+		t.Errorf("the lister lists though zpool status hung: %v", err)
+	}
+}
+
+// hangingStatus answers zpool status as a hung zpool does once hang is
+// set: killed at its deadline.
+type hangingStatus struct {
+	runner.Runner
+	hang atomic.Bool
+}
+
+func (r *hangingStatus) Run(ctx context.Context, name string, args ...string) ([]byte, error) {
+	if r.hang.Load() && len(args) > 0 && args[0] == "status" {
+		return nil, &runner.Error{Command: runner.CommandLine(name, args...), ExitCode: -1, Err: runner.ErrTimeout}
+	}
+	return r.Runner.Run(ctx, name, args...)
 }

@@ -2,6 +2,7 @@ package collector
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"strings"
 	"sync"
@@ -26,6 +27,11 @@ type SnapshotLister struct {
 
 	mu   sync.Mutex
 	last *snapshotListing // nil until a listing worked
+	// The pools the dataset collector's last scrape found listable (nil:
+	// all), or safe false when it found none: a zpool status that hung
+	// may be a suspended pool, on which zfs would hang too.
+	pools []string
+	safe  bool
 }
 
 // snapshotListing is one listing, summed up by dataset, with every
@@ -39,7 +45,7 @@ type snapshotListing struct {
 // NewSnapshotLister returns a lister; Run starts it. perSnapshot keeps
 // each snapshot for a series of its own.
 func NewSnapshotLister(client *zfs.Client, interval time.Duration, perSnapshot bool, logger *slog.Logger) *SnapshotLister {
-	return &SnapshotLister{client: client, interval: interval, perSnapshot: perSnapshot, logger: logger, need: newNeed()}
+	return &SnapshotLister{client: client, interval: interval, perSnapshot: perSnapshot, logger: logger, need: newNeed(), safe: true}
 }
 
 // Run lists snapshots from the first call of Need until ctx ends, a
@@ -71,7 +77,13 @@ func (s *SnapshotLister) Run(ctx context.Context) {
 // scrapes that follow when it works.
 func (s *SnapshotLister) List(ctx context.Context) error {
 	began := time.Now()
-	l, err := s.client.Snapshots(ctx)
+	s.mu.Lock()
+	pools, safe := s.pools, s.safe
+	s.mu.Unlock()
+	if !safe {
+		return errPoolsUnknown
+	}
+	l, err := s.client.Snapshots(ctx, pools...)
 	if err != nil {
 		return err
 	}
@@ -95,6 +107,18 @@ func (s *SnapshotLister) List(ctx context.Context) error {
 }
 
 // latest is the last listing that worked, or nil.
+// errPoolsUnknown is why a listing does not run while the last scrape
+// could not tell which pools zfs can list.
+var errPoolsUnknown = errors.New("not listing: at the last scrape zpool status hung or every pool was suspended, and zfs would hang")
+
+// setPools tells the lister which pools it may list (nil: every one), or
+// that the last scrape could not tell (safe false).
+func (s *SnapshotLister) setPools(pools []string, safe bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.pools, s.safe = pools, safe
+}
+
 func (s *SnapshotLister) latest() *snapshotListing {
 	s.mu.Lock()
 	defer s.mu.Unlock()

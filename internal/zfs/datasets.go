@@ -65,6 +65,18 @@ func (q listing) args() []string {
 	return []string{"list", "-Hp", "-t", q.types, "-o", strings.Join(q.properties, ",")}
 }
 
+// withPools restricts the arguments of a listing to the datasets of
+// pools, if any are named: -r after the subcommand (before the property
+// list of zfs get, as getopt without reordering stops there) and the
+// pools last.
+func withPools(args, pools []string) []string {
+	if len(pools) == 0 {
+		return args
+	}
+	out := append([]string{args[0], "-r"}, args[1:]...)
+	return append(out, pools...)
+}
+
 // keep tells whether a dataset that zfs get printed is of q's kind: a
 // snapshot by the "@" in its name, a filesystem or volume by its type.
 func (q listing) keep(d dataset.Dataset, typ int) bool {
@@ -80,20 +92,24 @@ func (q listing) keep(d dataset.Dataset, typ int) bool {
 // learns which command and properties this zfs takes: a refused option or
 // property is left out and the run tried again. Each read counts in the
 // freshness of zfs_list.
-func (c *Client) Datasets(ctx context.Context) (*dataset.List, error) {
-	l, err := c.list(ctx, &c.datasets)
+//
+// Named pools restrict the listing to their datasets: zfs hangs on a
+// suspended pool, in a process no kill ends, so the others are listed
+// without it.
+func (c *Client) Datasets(ctx context.Context, pools ...string) (*dataset.List, error) {
+	l, err := c.list(ctx, &c.datasets, pools)
 	c.record(SourceDatasets, err)
 	return l, err
 }
 
 // list runs the listing that *learned holds, and keeps there, under mu,
 // what the run learned of this zfs.
-func (c *Client) list(ctx context.Context, learned *listing) (*dataset.List, error) {
+func (c *Client) list(ctx context.Context, learned *listing, pools []string) (*dataset.List, error) {
 	c.mu.Lock()
 	q := *learned
 	c.mu.Unlock()
 	for {
-		out, err := c.zfs(ctx, q.args()...)
+		out, err := c.zfs(ctx, withPools(q.args(), pools)...)
 		if err != nil {
 			next, learned := q.without(err)
 			if !learned || runner.Inconclusive(ctx, err) {
