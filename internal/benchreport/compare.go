@@ -33,7 +33,7 @@ type ComparedRun struct {
 // ComparedRow is one figure of every run, or one configuration field.
 type ComparedRow struct {
 	// Key names the figure for programs: "pool.write.bytes_per_second",
-	// "workload.dd copied.bytes_per_second", "config.layout".
+	// "workload.dd wrote.bytes_per_second", "config.layout".
 	Key string `json:"key"`
 	// Figure names it for people, in the text formats' units
 	// ("pool write MB/s avg"); Unit is the unit of Values.
@@ -46,6 +46,10 @@ type ComparedRow struct {
 	// Ratios are each run's value over the first run's, null where
 	// either is missing or the first is 0. Ratios[0] is 1.
 	Ratios []*float64 `json:"ratios,omitempty"`
+	// Unavailable says, for each run whose value is null because the run
+	// cannot tell it (a peak of a run shorter than the sampling
+	// interval), why; "" for the others. Absent when no run has a reason.
+	Unavailable []string `json:"unavailable,omitempty"`
 	// Differs is set on text rows (configuration, command, exit status)
 	// whose runs are not all alike.
 	Differs bool `json:"differs,omitempty"`
@@ -58,15 +62,22 @@ func Compare(reports []Report) Comparison {
 	for _, r := range reports {
 		c.Runs = append(c.Runs, ComparedRun{Name: runTitle(r.Run), ID: r.Run.ID, Pool: r.Run.Pool, Start: r.Run.Start, Timeline: r.Timeline.Pool})
 	}
-	figure := func(key, label, unit string, get func(Report) (float64, bool)) {
+	// figureOrWhy adds a row whose runs may lack a value for a reason
+	// (why, with ok false).
+	figureOrWhy := func(key, label, unit string, get func(Report) (v float64, ok bool, why string)) {
 		row := ComparedRow{Key: key, Figure: label, Unit: unit}
-		found := false
-		for _, r := range reports {
-			if v, ok := get(r); ok {
+		found, whys := false, make([]string, len(reports))
+		for i, r := range reports {
+			v, ok, why := get(r)
+			if ok {
 				row.Values = append(row.Values, &v)
 				found = true
-			} else {
-				row.Values = append(row.Values, nil)
+				continue
+			}
+			row.Values = append(row.Values, nil)
+			if why != "" {
+				whys[i], row.Unavailable = why, whys
+				found = true
 			}
 		}
 		if !found {
@@ -82,10 +93,25 @@ func Compare(reports []Report) Comparison {
 		}
 		c.Rows = append(c.Rows, row)
 	}
+	figure := func(key, label, unit string, get func(Report) (float64, bool)) {
+		figureOrWhy(key, label, unit, func(r Report) (float64, bool, string) {
+			v, ok := get(r)
+			return v, ok, ""
+		})
+	}
 	counter := func(key, label, unit string, pick func(VdevStats) Counter, val func(Counter) float64) {
 		figure(key, label, unit, func(r Report) (float64, bool) {
 			k := pick(r.Pool)
 			return val(k), k.Samples > 0
+		})
+	}
+	peakOf := func(key, label string, pick func(VdevStats) Counter) {
+		figureOrWhy(key, label, "bytes/s", func(r Report) (float64, bool, string) {
+			k := pick(r.Pool)
+			if k.Samples > 0 && k.PeakUnavailable != "" {
+				return 0, false, k.PeakUnavailable
+			}
+			return k.PeakPerSecond, k.Samples > 0, ""
 		})
 	}
 	wb := func(v VdevStats) Counter { return v.WriteBytes }
@@ -94,12 +120,11 @@ func Compare(reports []Report) Comparison {
 	ro := func(v VdevStats) Counter { return v.ReadOps }
 	inc := func(k Counter) float64 { return k.Increase }
 	avg := func(k Counter) float64 { return k.PerSecond }
-	peak := func(k Counter) float64 { return k.PeakPerSecond }
 
 	counter("pool.write.bytes_per_second", "pool write MB/s avg", "bytes/s", wb, avg)
-	counter("pool.write.peak_bytes_per_second", "pool write MB/s peak", "bytes/s", wb, peak)
+	peakOf("pool.write.peak_bytes_per_second", "pool write MB/s peak", wb)
 	counter("pool.read.bytes_per_second", "pool read MB/s avg", "bytes/s", rb, avg)
-	counter("pool.read.peak_bytes_per_second", "pool read MB/s peak", "bytes/s", rb, peak)
+	peakOf("pool.read.peak_bytes_per_second", "pool read MB/s peak", rb)
 	counter("pool.write.bytes", "pool written MB", "bytes", wb, inc)
 	counter("pool.read.bytes", "pool read MB", "bytes", rb, inc)
 	counter("pool.write.operations", "pool write ops", "operations", wo, inc)
@@ -131,10 +156,7 @@ func Compare(reports []Report) Comparison {
 	for _, r := range reports {
 		if s := r.Run.Workload; s != nil {
 			for _, res := range s.Final() {
-				n := resultName(s.Tool, res)
-				if res.Direction != "" && !strings.Contains(n, string(res.Direction)) {
-					n += " " + string(res.Direction)
-				}
+				n := comparedName(r, s.Tool, res)
 				if !seen[n] {
 					seen[n] = true
 					names = append(names, n)
@@ -147,11 +169,7 @@ func Compare(reports []Report) Comparison {
 			return func(r Report) (float64, bool) {
 				if s := r.Run.Workload; s != nil {
 					for _, res := range s.Final() {
-						m := resultName(s.Tool, res)
-						if res.Direction != "" && !strings.Contains(m, string(res.Direction)) {
-							m += " " + string(res.Direction)
-						}
-						if m == n {
+						if comparedName(r, s.Tool, res) == n {
 							if v := f(res); v != nil {
 								return *v, true
 							}
@@ -212,6 +230,17 @@ func Compare(reports []Report) Comparison {
 	return c
 }
 
+// comparedName names a result of the benchmark's own in a comparison,
+// with the direction of its bytes: "fio seq read", "dd wrote".
+func comparedName(r Report, tool workload.Tool, res workload.Result) string {
+	dir := poolDirection(r, tool, res)
+	n := resultName(tool, res, dir)
+	if tool != workload.DD && dir != "" && !strings.Contains(n, string(dir)) {
+		n += " " + string(dir)
+	}
+	return n
+}
+
 // formatValue shows a figure in the text formats' units.
 func formatValue(unit string, v float64) string {
 	switch unit {
@@ -260,6 +289,9 @@ func (c Comparison) doc() doc {
 		}
 		for i, v := range row.Values {
 			s := "-"
+			if row.Unavailable != nil && row.Unavailable[i] != "" {
+				s = notAvailable
+			}
 			if v != nil {
 				s = formatValue(row.Unit, *v)
 				if i > 0 {
@@ -274,8 +306,31 @@ func (c Comparison) doc() doc {
 		}
 		t.add(false, cells...)
 	}
-	d.blocks = append(d.blocks, block{table: t})
+	d.blocks = append(d.blocks, block{table: t}, block{lines: c.unavailableNotes()})
 	return d
+}
+
+// unavailableNotes say, run by run, why figures are n/a.
+func (c Comparison) unavailableNotes() []string {
+	var out []string
+	for i, r := range c.Runs {
+		var whys []string
+		figures := map[string][]string{}
+		for _, row := range c.Rows {
+			if row.Unavailable == nil || row.Unavailable[i] == "" {
+				continue
+			}
+			why := row.Unavailable[i]
+			if figures[why] == nil {
+				whys = append(whys, why)
+			}
+			figures[why] = append(figures[why], row.Figure)
+		}
+		for _, why := range whys {
+			out = append(out, fmt.Sprintf("note: %s in run %d (%s), %s: %s", notAvailable, i+1, r.Name, strings.Join(figures[why], " and "), why))
+		}
+	}
+	return out
 }
 
 // WriteComparisonTable writes a comparison as aligned text for a
@@ -296,7 +351,9 @@ func WriteComparisonJSON(w io.Writer, c Comparison) error {
 // WriteComparisonCSV writes a comparison as CSV: key, unit, then
 // one column per run (base units, as in Values; configuration fields as
 // text), then one ratio column per run after the first ("ratio 2/1": run 2
-// over run 1), then differs (true on configuration rows that differ).
+// over run 1), then differs (true on configuration rows that differ), then
+// unavailable: why runs' cells are empty ("run 2: ..."; several joined by
+// "; "), else empty.
 func WriteComparisonCSV(w io.Writer, c Comparison) error {
 	cw := csv.NewWriter(w)
 	head := []string{"key", "unit"}
@@ -306,7 +363,7 @@ func WriteComparisonCSV(w io.Writer, c Comparison) error {
 	for i := 1; i < len(c.Runs); i++ {
 		head = append(head, fmt.Sprintf("ratio %d/1", i+1))
 	}
-	head = append(head, "differs")
+	head = append(head, "differs", "unavailable")
 	if err := cw.Write(head); err != nil {
 		return err
 	}
@@ -325,7 +382,13 @@ func WriteComparisonCSV(w io.Writer, c Comparison) error {
 				rec = append(rec, optFloat(row.Ratios[i]))
 			}
 		}
-		rec = append(rec, strconv.FormatBool(row.Differs))
+		var whys []string
+		for i, why := range row.Unavailable {
+			if why != "" {
+				whys = append(whys, fmt.Sprintf("run %d: %s", i+1, why))
+			}
+		}
+		rec = append(rec, strconv.FormatBool(row.Differs), strings.Join(whys, "; "))
 		if err := cw.Write(rec); err != nil {
 			return err
 		}

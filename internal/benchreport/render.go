@@ -26,13 +26,16 @@ func WriteJSON(w io.Writer, r Report) error {
 	return enc.Encode(r)
 }
 
-// ReadJSON reads a report written by WriteJSON.
+// ReadJSON reads a report written by WriteJSON. The peaks of a report
+// saved before a peak had to lie inside the run and above its average are
+// judged again as Compute judges them now.
 func ReadJSON(rd io.Reader) (Report, error) {
 	var r Report
 	dec := json.NewDecoder(rd)
 	if err := dec.Decode(&r); err != nil {
 		return Report{}, fmt.Errorf("benchreport: reading a report: %w", err)
 	}
+	r.judgePeaks()
 	return r, nil
 }
 
@@ -175,6 +178,7 @@ func reportDoc(r Report) doc {
 	}
 	sum.add(false, "share of bytes", rs, rw)
 	var lines []string
+	lines = append(lines, peakNotes(p)...)
 	lines = append(lines, cpuLines(r)...)
 	lines = append(lines, stateLines(r)...)
 	d.blocks = append(d.blocks, block{heading: "Pool", table: sum}, block{lines: lines})
@@ -220,18 +224,57 @@ func rateMB(c Counter) string {
 	return fmtMB(c.PerSecond)
 }
 
+// notAvailable marks a figure the run is too short to tell; a note beside
+// it says why.
+const notAvailable = "n/a"
+
 func peakMB(c Counter) string {
-	if c.Samples < 2 {
+	switch {
+	case c.Samples == 0:
+		return "-"
+	case c.PeakUnavailable != "":
+		return notAvailable
+	case c.Samples < 2:
 		return "-"
 	}
 	return fmtMB(c.PeakPerSecond)
 }
 
 func peakWhen(c Counter) string {
-	if c.Samples < 2 {
+	switch {
+	case c.Samples == 0:
+		return "-"
+	case c.PeakUnavailable != "":
+		return notAvailable
+	case c.Samples < 2:
 		return "-"
 	}
 	return sig(c.PeakFromSeconds) + " to " + sig(c.PeakToSeconds)
+}
+
+// peakPhrase is a counter's peak for a sentence: "150.0 MB/s peak", or
+// "peak n/a".
+func peakPhrase(c Counter) string {
+	if c.Samples > 0 && c.PeakUnavailable != "" {
+		return "peak " + notAvailable
+	}
+	return peakMB(c) + " MB/s peak"
+}
+
+// peakNotes say why the pool's table shows no peak.
+func peakNotes(p VdevStats) []string {
+	r, w := p.ReadBytes.PeakUnavailable, p.WriteBytes.PeakUnavailable
+	if r != "" && r == w {
+		return []string{"note: MB/s peak " + notAvailable + ": " + r}
+	}
+	var out []string
+	if w != "" {
+		out = append(out, "note: write MB/s peak "+notAvailable+": "+w)
+	}
+	if r != "" {
+		out = append(out, "note: read MB/s peak "+notAvailable+": "+r)
+	}
+	return out
 }
 
 func counterOps(c Counter) string {
@@ -287,7 +330,8 @@ func workloadLines(r Report) []string {
 	var out []string
 	if s := r.Run.Workload; s != nil {
 		for _, res := range s.Final() {
-			out = append(out, resultText(s.Tool, res)+" | "+poolSide(r.Pool, res.Direction))
+			dir := poolDirection(r, s.Tool, res)
+			out = append(out, resultText(s.Tool, res, dir)+" | "+poolSide(r.Pool, dir))
 		}
 		for _, m := range s.Messages {
 			out = append(out, string(s.Tool)+" said: "+m)
@@ -299,9 +343,11 @@ func workloadLines(r Report) []string {
 	return out
 }
 
-// resultName is a result's name as the reports show it: "dd copied",
-// "fio job1 write".
-func resultName(tool workload.Tool, res workload.Result) string {
+// resultName is a result's name as the reports show it: "fio job1
+// write"; dd's, which names no direction, is named by dir, the direction
+// the pool saw (poolDirection): "dd wrote", "dd read", "dd copied within
+// the pool", and "dd copied" when that is unknown.
+func resultName(tool workload.Tool, res workload.Result, dir workload.Direction) string {
 	parts := []string{string(tool)}
 	if res.Job != "" {
 		parts = append(parts, res.Job)
@@ -309,15 +355,68 @@ func resultName(tool workload.Tool, res workload.Result) string {
 	if res.Group != nil {
 		parts = append(parts, "group "+strconv.Itoa(*res.Group))
 	}
-	parts = append(parts, res.Name)
+	name := res.Name
+	if tool == workload.DD {
+		switch dir {
+		case workload.Write:
+			name = "wrote"
+		case workload.Read:
+			name = "read"
+		case workload.Mixed:
+			name += " within the pool"
+		}
+	}
+	parts = append(parts, name)
 	return strings.Join(parts, " ")
 }
 
-func resultText(tool workload.Tool, res workload.Result) string {
+// poolDirection is the direction of a result's bytes as the pool saw them:
+// the result's own, but for dd, whose summary names none and whose
+// operands (workload.DDDirection) tell only a stream from a file, the
+// pool's counters decide when both ends are files or the direction is
+// unknown.
+func poolDirection(r Report, tool workload.Tool, res workload.Result) workload.Direction {
+	if tool != workload.DD {
+		return res.Direction
+	}
+	dir := res.Direction
+	if dir == "" && len(r.Run.Command) > 0 {
+		if t, ok := workload.ToolFor(r.Run.Command[0]); ok && t == workload.DD {
+			dir = workload.DDDirection(r.Run.Command[1:])
+		}
+	}
+	if dir == workload.Read || dir == workload.Write {
+		return dir
+	}
+	// A file dd copies into the pool is a write to it and one it copies
+	// out a read, whatever the paths and the mountpoints: the pool's
+	// counters tell which end it holds, and both when it holds both.
+	if saw, ok := sawDirection(r.Pool); ok {
+		return saw
+	}
+	return ""
+}
+
+// sawDirection is the direction that moved nearly all (90 % or more) of a
+// vdev's bytes, Mixed when both moved, and false when no byte moved.
+func sawDirection(v VdevStats) (workload.Direction, bool) {
+	share, ok := v.ReadShare()
+	switch {
+	case !ok:
+		return "", false
+	case share >= 0.9:
+		return workload.Read, true
+	case share <= 0.1:
+		return workload.Write, true
+	}
+	return workload.Mixed, true
+}
+
+func resultText(tool workload.Tool, res workload.Result, dir workload.Direction) string {
 	var figs []string
 	if res.Bytes != nil {
 		f := fmtMB(*res.Bytes) + " MB"
-		if res.Direction != "" {
+		if res.Direction != "" && tool != workload.DD { // dd's name says it
 			f += " " + string(res.Direction)
 		}
 		if res.Seconds != nil {
@@ -345,7 +444,7 @@ func resultText(tool workload.Tool, res workload.Result) string {
 	if len(figs) == 0 {
 		figs = append(figs, "no figures")
 	}
-	return resultName(tool, res) + ": " + strings.Join(figs, ", ")
+	return resultName(tool, res, dir) + ": " + strings.Join(figs, ", ")
 }
 
 // poolSide is the pool's figures in a result's direction: for a result of
@@ -353,22 +452,18 @@ func resultText(tool workload.Tool, res workload.Result) string {
 // the direction that moved more bytes, or both when that is unclear.
 func poolSide(p VdevStats, dir workload.Direction) string {
 	read := func() string {
-		return fmt.Sprintf("%s MB read, %s MB/s avg, %s MB/s peak", counterMB(p.ReadBytes), rateMB(p.ReadBytes), peakMB(p.ReadBytes))
+		return fmt.Sprintf("%s MB read, %s MB/s avg, %s", counterMB(p.ReadBytes), rateMB(p.ReadBytes), peakPhrase(p.ReadBytes))
 	}
 	write := func() string {
-		return fmt.Sprintf("%s MB written, %s MB/s avg, %s MB/s peak", counterMB(p.WriteBytes), rateMB(p.WriteBytes), peakMB(p.WriteBytes))
+		return fmt.Sprintf("%s MB written, %s MB/s avg, %s", counterMB(p.WriteBytes), rateMB(p.WriteBytes), peakPhrase(p.WriteBytes))
+	}
+	if dir == "" {
+		dir, _ = sawDirection(p)
 	}
 	switch dir {
 	case workload.Read:
 		return "pool: " + read()
 	case workload.Write:
-		return "pool: " + write()
-	case workload.Mixed, workload.Metadata:
-		return "pool: " + read() + "; " + write()
-	}
-	if share, ok := p.ReadShare(); ok && share >= 0.9 {
-		return "pool: " + read()
-	} else if ok && share <= 0.1 {
 		return "pool: " + write()
 	}
 	return "pool: " + read() + "; " + write()
@@ -384,8 +479,9 @@ func poolSide(p VdevStats, dir workload.Direction) string {
 //	vdev, type, class, parent, depth: the row's vdev; the pool's row has type root and depth 0
 //	read_bytes, write_bytes, read_operations, write_operations: increases over the samples
 //	read_bytes_per_second, write_bytes_per_second: averages over the run's duration
-//	peak_read_bytes_per_second, peak_write_bytes_per_second: highest rate between two samples
+//	peak_read_bytes_per_second, peak_write_bytes_per_second: highest rate over a whole sampling interval inside the run
 //	cpu_busy_ratio, engine_cpu_ratio, arc_hit_ratio: pool row only, empty when unknown
+//	peak_read_unavailable, peak_write_unavailable: why the peak's cell is empty (the run is too short for one), else empty
 //
 // A counter without samples leaves its cells empty.
 var CSVColumns = []string{
@@ -396,6 +492,7 @@ var CSVColumns = []string{
 	"read_bytes_per_second", "write_bytes_per_second",
 	"peak_read_bytes_per_second", "peak_write_bytes_per_second",
 	"cpu_busy_ratio", "engine_cpu_ratio", "arc_hit_ratio",
+	"peak_read_unavailable", "peak_write_unavailable",
 }
 
 // WriteCSV writes the report as CSV: the CSVColumns header, then the
@@ -420,6 +517,12 @@ func WriteCSV(w io.Writer, r Report) error {
 		}
 		return num(f)
 	}
+	peak := func(c Counter) string {
+		if c.PeakUnavailable != "" {
+			return ""
+		}
+		return cnt(c, c.PeakPerSecond)
+	}
 	for i, v := range append([]VdevStats{r.Pool}, r.Vdevs...) {
 		var busy, engine, arc string
 		if i == 0 {
@@ -440,8 +543,9 @@ func WriteCSV(w io.Writer, r Report) error {
 			cnt(v.ReadBytes, v.ReadBytes.Increase), cnt(v.WriteBytes, v.WriteBytes.Increase),
 			cnt(v.ReadOps, v.ReadOps.Increase), cnt(v.WriteOps, v.WriteOps.Increase),
 			cnt(v.ReadBytes, v.ReadBytes.PerSecond), cnt(v.WriteBytes, v.WriteBytes.PerSecond),
-			cnt(v.ReadBytes, v.ReadBytes.PeakPerSecond), cnt(v.WriteBytes, v.WriteBytes.PeakPerSecond),
+			peak(v.ReadBytes), peak(v.WriteBytes),
 			busy, engine, arc,
+			v.ReadBytes.PeakUnavailable, v.WriteBytes.PeakUnavailable,
 		}
 		if err := cw.Write(row); err != nil {
 			return err

@@ -91,7 +91,7 @@ func TestReportGolden(t *testing.T) {
 
 	// The figures a reader compares, as the table shows them.
 	for _, want := range []string{
-		"dd copied: 209.7 MB in 1.90 s, 110.0 MB/s | pool: 1000 MB written, 100.0 MB/s avg, 150.0 MB/s peak",
+		"dd wrote: 209.7 MB in 1.90 s, 110.0 MB/s | pool: 1000 MB written, 100.0 MB/s avg, 150.0 MB/s peak",
 		"host CPU busy: 40.0 % (of 2.00 CPUs)",
 		"ZFS engine CPU: 15.0 % of the machine (z_wr_iss 10.0 %, txg_sync 5.0 %)",
 		"ARC hit ratio: 96.0 % (96 hits, 4 misses)",
@@ -231,7 +231,7 @@ func TestCompare(t *testing.T) {
 	if cpu := row("cpu.busy_ratio"); cpu.Values[1] != nil || cpu.Ratios[1] != nil || cpu.Values[0] == nil {
 		t.Errorf("CPU row = %v %v, want the second run missing", deref(cpu.Values), deref(cpu.Ratios))
 	}
-	if dd := row("workload.dd copied.bytes_per_second"); *dd.Values[0] != 110e6 || dd.Values[1] != nil {
+	if dd := row("workload.dd wrote.bytes_per_second"); *dd.Values[0] != 110e6 || dd.Values[1] != nil {
 		t.Errorf("dd row = %v", deref(dd.Values))
 	}
 	if ash := row("config.ashift"); !ash.Differs || ash.Text[0] != "12" || ash.Text[1] != "9" {

@@ -1,6 +1,7 @@
 package benchreport
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"slices"
@@ -105,12 +106,126 @@ type Counter struct {
 	Increase float64 `json:"increase"`
 	// PerSecond is Increase / the run's duration.
 	PerSecond float64 `json:"per_second"`
-	// PeakPerSecond is the highest rate between two consecutive samples,
-	// between PeakFromSeconds and PeakToSeconds (seconds since the run's
-	// start; negative for the baseline interval before it).
+	// PeakPerSecond is the highest rate over one whole sampling interval
+	// inside the run: between two consecutive samples, from
+	// PeakFromSeconds to PeakToSeconds (seconds since the run's start,
+	// both within the run). It is never below PerSecond: see setPeak.
 	PeakPerSecond   float64 `json:"peak_per_second"`
 	PeakFromSeconds float64 `json:"peak_from_seconds"`
 	PeakToSeconds   float64 `json:"peak_to_seconds"`
+	// PeakUnavailable says why a counter with samples has no peak (the
+	// run is shorter than the sampling interval, say); the three peak
+	// fields are then 0, and null in JSON.
+	PeakUnavailable string `json:"peak_unavailable,omitempty"`
+}
+
+// MarshalJSON writes the peak fields as null when there is no peak, so
+// that no reader takes their zeros for a rate.
+func (k Counter) MarshalJSON() ([]byte, error) {
+	type plain Counter
+	if k.PeakUnavailable == "" {
+		return json.Marshal(plain(k))
+	}
+	return json.Marshal(struct {
+		Samples         int      `json:"samples"`
+		Increase        float64  `json:"increase"`
+		PerSecond       float64  `json:"per_second"`
+		PeakPerSecond   *float64 `json:"peak_per_second"`
+		PeakFromSeconds *float64 `json:"peak_from_seconds"`
+		PeakToSeconds   *float64 `json:"peak_to_seconds"`
+		PeakUnavailable string   `json:"peak_unavailable"`
+	}{Samples: k.Samples, Increase: k.Increase, PerSecond: k.PerSecond, PeakUnavailable: k.PeakUnavailable})
+}
+
+// setPeak gives a counter its peak from its rates between consecutive
+// samples (seconds since the run's start), or says why it has none. This
+// is the one place the rule lives:
+//
+//   - the peak is the highest rate over a whole interval inside the run,
+//     one that starts at or after the start and ends at or before the
+//     end: an interval the start or the end falls within also holds time
+//     before or after the run, and its rate reads low;
+//   - there is no peak without such an interval: a run shorter than the
+//     sampling interval, or one whose start and end both fall within
+//     intervals, has none;
+//   - nor when that highest rate is below the average over the run
+//     (PerSecond), which divides everything counted, the intervals the
+//     start and end fall within and the settling included, by the run's
+//     own duration: a "peak" below the average is no peak.
+//
+// PerSecond must be set.
+func (k *Counter) setPeak(rates []Rate, dur float64) {
+	k.PeakPerSecond, k.PeakFromSeconds, k.PeakToSeconds, k.PeakUnavailable = 0, 0, 0, ""
+	best := -1
+	for i, r := range rates {
+		if r.From >= 0 && r.To <= dur && r.To > r.From && (best < 0 || r.PerSecond > rates[best].PerSecond) {
+			best = i
+		}
+	}
+	switch {
+	case len(rates) == 0:
+		k.PeakUnavailable = "a single sample: no interval to take a rate over"
+	case best < 0 && dur < medianStep(rates):
+		k.PeakUnavailable = fmt.Sprintf("run (%s) shorter than the sampling interval of the pool's I/O counters (%s)",
+			fmtSeconds(dur), fmtSeconds(medianStep(rates)))
+	case best < 0:
+		k.PeakUnavailable = fmt.Sprintf("no whole sampling interval of the pool's I/O counters (%s) inside the run (%s): its start and end fall within intervals",
+			fmtSeconds(medianStep(rates)), fmtSeconds(dur))
+	case rates[best].PerSecond < k.PerSecond:
+		k.PeakUnavailable = peakBelowAverage
+	default:
+		r := rates[best]
+		k.PeakPerSecond, k.PeakFromSeconds, k.PeakToSeconds = r.PerSecond, r.From, r.To
+	}
+}
+
+// peakBelowAverage is why a counter has no peak when the highest rate over
+// a whole sampling interval inside the run is below the run's average.
+const peakBelowAverage = "the highest rate over a whole sampling interval inside the run is below the run's average, " +
+	"which also counts the I/O of the intervals around its start and end, and of the settling"
+
+// judgePeaks applies setPeak to the peaks of a report read back, which a
+// zpool_bench from before the rule may have saved: the pool's and the
+// top-level vdevs' byte counters from their timelines, the others from the
+// one rate they keep, their peak. A peak setPeak gave is left as it is.
+func (r *Report) judgePeaks() {
+	timelines := map[string]BandwidthSeries{r.Timeline.Pool.Vdev: r.Timeline.Pool}
+	for _, b := range r.Timeline.Vdevs {
+		timelines[b.Vdev] = b
+	}
+	judge := func(k *Counter, timeline []Rate) {
+		if k.Samples == 0 || k.PeakUnavailable != "" {
+			return
+		}
+		if timeline != nil || k.Samples < 2 {
+			k.setPeak(timeline, r.DurationSeconds)
+			return
+		}
+		from, to := k.PeakFromSeconds, k.PeakToSeconds
+		if k.setPeak([]Rate{{From: from, To: to, PerSecond: k.PeakPerSecond}}, r.DurationSeconds); k.PeakUnavailable != "" && k.PeakUnavailable != peakBelowAverage {
+			// Other intervals may have been inside the run: the report
+			// does not keep them.
+			k.PeakUnavailable = fmt.Sprintf("saved by an earlier zpool_bench, with the highest rate over %s to %s s, not inside the run", sig(from), sig(to))
+		}
+	}
+	for _, v := range append([]*VdevStats{&r.Pool}, pointers(r.Vdevs)...) {
+		var read, write []Rate
+		if b, ok := timelines[v.Name]; ok {
+			read, write = b.Read, b.Write
+		}
+		judge(&v.ReadBytes, read)
+		judge(&v.WriteBytes, write)
+		judge(&v.ReadOps, nil)
+		judge(&v.WriteOps, nil)
+	}
+}
+
+func pointers[T any](s []T) []*T {
+	out := make([]*T, len(s))
+	for i := range s {
+		out[i] = &s[i]
+	}
+	return out
 }
 
 // CPUStats is the host's CPU during the run, over the sample span.
@@ -235,7 +350,12 @@ func Compute(run Run, series []Series) (Report, error) {
 		}
 	}
 	if step := medianStep(r.Timeline.Pool.Write); step > 0 && c.dur < 5*step {
-		c.missing("the run lasted %.3g s and the pool's I/O counters moved every %.3g s: peaks are over whole intervals and read low; run for a minute or more, or have the exporter sample more often (--zpool.iostat-interval, --benchmark.history-interval)", c.dur, step)
+		hasPeak := func(k Counter) bool { return k.Samples > 0 && k.PeakUnavailable == "" }
+		if hasPeak(r.Pool.WriteBytes) || hasPeak(r.Pool.ReadBytes) {
+			c.missing("the run lasted %.3g s and the pool's I/O counters moved every %.3g s: peaks are over whole intervals and read low; run for a minute or more, or have the exporter sample more often (--zpool.iostat-interval, --benchmark.history-interval)", c.dur, step)
+		} else {
+			c.missing("the run lasted %.3g s and the pool's I/O counters moved every %.3g s: too short for a peak over a whole interval; run for a minute or more, or have the exporter sample more often (--zpool.iostat-interval, --benchmark.history-interval)", c.dur, step)
+		}
 	}
 	r.CPU = c.cpu()
 	r.ARC = c.arc()
@@ -415,19 +535,7 @@ func (c *computer) counter(metric, vdev string) (Counter, *Series) {
 	}
 	k := Counter{Samples: len(s.Samples), Increase: increase(s.Samples)}
 	k.PerSecond = k.Increase / c.dur
-	peak := -1
-	for i := 1; i < len(s.Samples); i++ {
-		dt := s.Samples[i].Time.Sub(s.Samples[i-1].Time).Seconds()
-		if dt <= 0 {
-			continue
-		}
-		if r := delta(s.Samples[i-1].Value, s.Samples[i].Value) / dt; peak < 0 || r > k.PeakPerSecond {
-			k.PeakPerSecond, peak = r, i
-		}
-	}
-	if peak > 0 {
-		k.PeakFromSeconds, k.PeakToSeconds = c.secs(s.Samples[peak-1].Time), c.secs(s.Samples[peak].Time)
-	}
+	k.setPeak(c.rates(s.Samples), c.dur)
 	return k, s
 }
 
