@@ -208,9 +208,13 @@ func checkBenchReport(t *testing.T, rep benchreport.Report, pool, layout, versio
 	if rep.ARC != nil {
 		arc = *rep.ARC
 	}
-	t.Logf("%s (%s): %.2f s; pool wrote %.1f MiB (%.3f × dd's), leaves %.1f MiB (%.3f × the pool's); pool %.1f MB/s avg, %.1f MB/s peak; dd %.1f MB/s; "+
+	peak := fmt.Sprintf("%.1f MB/s", rep.Pool.WriteBytes.PeakPerSecond/1e6)
+	if why := rep.Pool.WriteBytes.PeakUnavailable; why != "" {
+		peak = "n/a (" + why + ")"
+	}
+	t.Logf("%s (%s): %.2f s; pool wrote %.1f MiB (%.3f × dd's), leaves %.1f MiB (%.3f × the pool's); pool %.1f MB/s avg, peak %s; dd %.1f MB/s; "+
 		"host CPU busy %.1f%%, ZFS engine %.1f%% [%s]; ARC %.0f hits, %.0f misses; states %v; missing %q",
 		pool, layout, rep.DurationSeconds, written/mib, written/want, leaves/mib, leaves/max(written, 1),
-		rep.Pool.WriteBytes.PerSecond/1e6, rep.Pool.WriteBytes.PeakPerSecond/1e6, ddRate/1e6,
+		rep.Pool.WriteBytes.PerSecond/1e6, peak, ddRate/1e6,
 		100*cpu, 100*engine, strings.Join(families, ", "), arc.Hits, arc.Misses, rep.PoolStates, rep.Missing)
 }

@@ -585,7 +585,7 @@ func TestWalk(t *testing.T) {
 		if layout := rows["config.layout"]; !layout.Differs || len(layout.Text) != 2 || layout.Text[0] != "mirror of 2" || layout.Text[1] != "2 × mirror of 2" {
 			t.Errorf("compare: layout row %+v, want mirror of 2 and 2 × mirror of 2, marked as differing", layout)
 		}
-		if dd := rows["workload.dd copied write.bytes_per_second"]; len(dd.Ratios) != 2 || dd.Ratios[1] == nil {
+		if dd := rows["workload.dd wrote.bytes_per_second"]; len(dd.Ratios) != 2 || dd.Ratios[1] == nil {
 			t.Errorf("compare: no ratio row of dd's own rate: %+v", dd)
 		}
 	})
