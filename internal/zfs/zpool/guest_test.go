@@ -46,6 +46,36 @@ func TestOpenZFSGuestCaptures(t *testing.T) {
 					t.Fatal(err)
 				}
 				checkGolden(t, golden, st)
+			case strings.HasPrefix(cmd, "zpool iostat") && (strings.HasSuffix(cmd, " -w") || strings.HasSuffix(cmd, " -r")):
+				kind := LatencyHistogram
+				if strings.HasSuffix(cmd, " -r") {
+					kind = SizeHistogram
+				}
+				tables, err := ParseHistograms(bytes.NewReader(f.Body), kind)
+				if err != nil {
+					t.Fatal(err)
+				}
+				checkHistograms(t, kind, tables)
+				// The tables pair with the status of the scenario. Those
+				// fixtures come from an earlier walk, whose spares and
+				// replacements went otherwise in later scenarios: the
+				// first, of the pools as created, is the same in every
+				// walk.
+				scenario, _, _ := strings.Cut(filepath.Base(path), "__")
+				if !strings.Contains(cmd, "-vHp") || scenario != "01-created" {
+					return
+				}
+				st, err := ParseStatusJSON(bytes.NewReader(sample.MustRead(t, filepath.Join(filepath.Dir(path), scenario+"__zpool_status_-j_--json-int.txt")).Body))
+				if err != nil {
+					t.Fatal(err)
+				}
+				index, err := MatchIostatTables(st, tableNames(tables))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(index) != len(tables) {
+					t.Errorf("%d tables, %d paired with a vdev", len(tables), len(index))
+				}
 			case strings.HasPrefix(cmd, "zpool iostat"):
 				if _, err := ParseIostat(bytes.NewReader(f.Body)); err != nil {
 					t.Fatal(err)
