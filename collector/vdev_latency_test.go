@@ -85,60 +85,66 @@ func TestVdevLatencyBucketsAreZpools(t *testing.T) {
 		t.Run("full="+strconv.FormatBool(full), func(t *testing.T) {
 			e, dir := latencyExporter(t, benchhost.Spec{Pools: 2, Leaves: 4, Version: "2.3"}, full)
 			fams := gatherByName(t, e)
-			pools := []string{"tank0", "tank1"}
-			latency := readTables(t, filepath.Join(dir, runner.CaptureFileName("zpool iostat -vHp -w")), zpool.LatencyHistogram, pools...)
-			sizes := readTables(t, filepath.Join(dir, runner.CaptureFileName("zpool iostat -vHp -r")), zpool.SizeHistogram, pools...)
-			wantBuckets := map[string]int{"zfs_vdev_total_wait_seconds": 13, "zfs_vdev_disk_wait_seconds": 13, "zfs_vdev_queue_wait_seconds": 13, "zfs_vdev_request_size_bytes": 7}
-			if full {
-				wantBuckets = map[string]int{"zfs_vdev_total_wait_seconds": 36, "zfs_vdev_disk_wait_seconds": 36, "zfs_vdev_queue_wait_seconds": 36, "zfs_vdev_request_size_bytes": 15}
-			}
 			// 2 pools of 7 vdevs: 2 wait families of 2 directions, 7 queue classes; 14 size columns.
-			wantSeries := map[string]int{"zfs_vdev_total_wait_seconds": 28, "zfs_vdev_disk_wait_seconds": 28, "zfs_vdev_queue_wait_seconds": 98, "zfs_vdev_request_size_bytes": 196}
-			for name, n := range wantSeries {
-				f := fams[name]
-				if got := len(f.GetMetric()); got != n {
-					t.Errorf("%s: %d series, want %d", name, got, n)
-				}
-				for _, m := range f.GetMetric() {
-					l := labelsOf(m)
-					h := m.GetHistogram()
-					if got := len(h.GetBucket()); got != wantBuckets[name] {
-						t.Errorf("%s%v: %d buckets, want %d", name, l, got, wantBuckets[name])
-					}
-					tables, column, top := latency, latencyColumnOf(name, l), func(b float64) float64 { return b }
-					if name == "zfs_vdev_request_size_bytes" {
-						tables, column, top = sizes, l["class"]+"_"+l["request"][:3], func(b float64) float64 { return 2*b - 1 }
-					}
-					table, ok := tables[[2]string{l["pool"], l["vdev"]}]
-					col := indexOf(table.Columns, column)
-					if !ok || col < 0 {
-						t.Errorf("%s%v: no table or column %q in zpool's output", name, l, column)
-						continue
-					}
-					var total uint64
-					for i := range table.Bounds {
-						total += table.Counts[i][col]
-					}
-					if h.GetSampleCount() != total {
-						t.Errorf("%s%v: count %d, zpool's buckets add up to %d", name, l, h.GetSampleCount(), total)
-					}
-					for _, b := range h.GetBucket() {
-						var want uint64
-						for i, bound := range table.Bounds {
-							if top(bound) <= b.GetUpperBound() {
-								want += table.Counts[i][col]
-							}
-						}
-						if b.GetCumulativeCount() != want {
-							t.Errorf("%s%v: bucket le=%g holds %d, zpool's buckets up to it %d", name, l, b.GetUpperBound(), b.GetCumulativeCount(), want)
-						}
-					}
-				}
-			}
+			checkBucketsAreZpools(t, fams, dir, full, map[string]int{"zfs_vdev_total_wait_seconds": 28, "zfs_vdev_disk_wait_seconds": 28, "zfs_vdev_queue_wait_seconds": 98, "zfs_vdev_request_size_bytes": 196}, "tank0", "tank1")
 			if n := len(fams["zfs_vdev_queue_pending"].GetMetric()); n != 2*7*7 {
 				t.Errorf("%d queue_pending series, want 98", n)
 			}
 		})
+	}
+}
+
+// checkBucketsAreZpools checks every histogram of fams against the tables
+// of zpool iostat -vHp -w and -r in dir: each bucket the sum of zpool's up
+// to its bound, the count all of them, as many series as wantSeries.
+func checkBucketsAreZpools(t *testing.T, fams map[string]*dto.MetricFamily, dir string, full bool, wantSeries map[string]int, pools ...string) {
+	t.Helper()
+	latency := readTables(t, filepath.Join(dir, runner.CaptureFileName("zpool iostat -vHp -w")), zpool.LatencyHistogram, pools...)
+	sizes := readTables(t, filepath.Join(dir, runner.CaptureFileName("zpool iostat -vHp -r")), zpool.SizeHistogram, pools...)
+	wantBuckets := map[string]int{"zfs_vdev_total_wait_seconds": 13, "zfs_vdev_disk_wait_seconds": 13, "zfs_vdev_queue_wait_seconds": 13, "zfs_vdev_request_size_bytes": 7}
+	if full {
+		wantBuckets = map[string]int{"zfs_vdev_total_wait_seconds": 36, "zfs_vdev_disk_wait_seconds": 36, "zfs_vdev_queue_wait_seconds": 36, "zfs_vdev_request_size_bytes": 15}
+	}
+	for name, n := range wantSeries {
+		f := fams[name]
+		if got := len(f.GetMetric()); got != n {
+			t.Errorf("%s: %d series, want %d", name, got, n)
+		}
+		for _, m := range f.GetMetric() {
+			l := labelsOf(m)
+			h := m.GetHistogram()
+			if got := len(h.GetBucket()); got != wantBuckets[name] {
+				t.Errorf("%s%v: %d buckets, want %d", name, l, got, wantBuckets[name])
+			}
+			tables, column, top := latency, latencyColumnOf(name, l), func(b float64) float64 { return b }
+			if name == "zfs_vdev_request_size_bytes" {
+				tables, column, top = sizes, l["class"]+"_"+l["request"][:3], func(b float64) float64 { return 2*b - 1 }
+			}
+			table, ok := tables[[2]string{l["pool"], l["vdev"]}]
+			col := indexOf(table.Columns, column)
+			if !ok || col < 0 {
+				t.Errorf("%s%v: no table or column %q in zpool's output", name, l, column)
+				continue
+			}
+			var total uint64
+			for i := range table.Bounds {
+				total += table.Counts[i][col]
+			}
+			if h.GetSampleCount() != total {
+				t.Errorf("%s%v: count %d, zpool's buckets add up to %d", name, l, h.GetSampleCount(), total)
+			}
+			for _, b := range h.GetBucket() {
+				var want uint64
+				for i, bound := range table.Bounds {
+					if top(bound) <= b.GetUpperBound() {
+						want += table.Counts[i][col]
+					}
+				}
+				if b.GetCumulativeCount() != want {
+					t.Errorf("%s%v: bucket le=%g holds %d, zpool's buckets up to it %d", name, l, b.GetUpperBound(), b.GetCumulativeCount(), want)
+				}
+			}
+		}
 	}
 }
 
@@ -283,5 +289,44 @@ func TestVdevLatencySumIsBetweenTheBounds(t *testing.T) {
 		if s := h.GetSampleSum(); h.GetSampleCount() > 0 && (s < lo || s > hi) {
 			t.Errorf("%v: sum %g outside [%g, %g]", labelsOf(m), s, lo, hi)
 		}
+	}
+}
+
+// Over the real OpenZFS 2.3.2 and 2.4.4 outputs of the walk's first
+// scenario (a mirror, two mirrors, a raidz with log, cache and spare, a
+// dRAID): every table pairs with its vdev, and every bucket is the sum of
+// zpool's.
+func TestVdevLatencyOverGuestCaptures(t *testing.T) {
+	for _, release := range guestReleases {
+		t.Run(release, func(t *testing.T) {
+			var dir string
+			e, _ := hostExporterWith(t, func(d string) error {
+				dir = d
+				return benchhost.WriteCaptures(d, "01-created", guestDir(release))
+			}, Config{}, map[string]bool{"vdev_latency": true})
+			fams := gatherByName(t, e)
+			f, err := os.Open(filepath.Join(dir, runner.CaptureFileName("zpool iostat -vHp -w")))
+			if err != nil {
+				t.Fatal(err)
+			}
+			tables, err := zpool.ParseHistograms(f, zpool.LatencyHistogram)
+			f.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			n := len(tables)
+			checkBucketsAreZpools(t, fams, dir, false, map[string]int{
+				"zfs_vdev_total_wait_seconds": 2 * n, "zfs_vdev_disk_wait_seconds": 2 * n,
+				"zfs_vdev_queue_wait_seconds": 7 * n, "zfs_vdev_request_size_bytes": 14 * n,
+			}, "dr", "mir", "r10", "rz1")
+			if got := len(fams["zfs_vdev_queue_active"].GetMetric()); got != 7*n {
+				t.Errorf("%d queue_active series, want %d: 7 classes for each of %d vdevs", got, 7*n, n)
+			}
+			for _, m := range fams["zfs_exporter_collector_success"].GetMetric() {
+				if m.GetGauge().GetValue() != 1 {
+					t.Errorf("collector %v failed", labelsOf(m))
+				}
+			}
+		})
 	}
 }

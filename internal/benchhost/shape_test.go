@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/zpool-exporter/zpool_exporter/internal/runner"
+	"github.com/zpool-exporter/zpool_exporter/internal/zfs/zpool"
 )
 
 // The guest's captures that a host's outputs are written after.
@@ -53,6 +54,7 @@ func TestGeneratedPoolIsLikeCapture(t *testing.T) {
 			for _, line := range []string{"zpool status", "zpool status -p", "zpool status -s -p"} {
 				checkStatusText(t, dir, model, line)
 			}
+			checkIostatTables(t, dir, model)
 			if version == "2.4" {
 				checkKstatRows(t, filepath.Join(dir, "kstat"))
 			}
@@ -61,8 +63,9 @@ func TestGeneratedPoolIsLikeCapture(t *testing.T) {
 }
 
 // checkCommands checks that the host answers what the captures hold of
-// r10, and nothing else. zpool iostat -v is left out: the exporter reads
-// it only where vdev properties are missing.
+// r10, and nothing else. zpool iostat -v and -v -w are left out: the
+// exporter reads the first only where vdev properties are missing, and
+// never the second.
 func checkCommands(t *testing.T, dir, model string) {
 	t.Helper()
 	paths, err := filepath.Glob(filepath.Join(model, modelScenario+"__zpool*.txt"))
@@ -75,7 +78,7 @@ func checkCommands(t *testing.T, dir, model string) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if command == "zpool iostat -v" || strings.Contains(command, "all-vdevs") && !strings.Contains(command, " "+modelPool+" ") {
+		if command == "zpool iostat -v" || command == "zpool iostat -v -w" || strings.Contains(command, "all-vdevs") && !strings.Contains(command, " "+modelPool+" ") {
 			continue
 		}
 		command = strings.Replace(command, " "+modelPool+" ", " tank0 ", 1)
@@ -319,5 +322,60 @@ func TestWithoutStatistics(t *testing.T) {
 	got := withoutStatistics(zilKstat, "zil_commit_crash_count")
 	if strings.Contains(got, "zil_commit_crash_count") || !strings.HasPrefix(got, "23 1 0x01 20 5440 ") {
 		t.Errorf("zil without its crash count:\n%s", got)
+	}
+}
+
+// checkIostatTables checks that the tables of -w and -r hold r10's vdevs
+// in the captures' order, with the same columns and buckets, and that the
+// rows of -q have the same vdevs and columns.
+func checkIostatTables(t *testing.T, dir, model string) {
+	t.Helper()
+	for _, c := range []struct {
+		flag string
+		kind zpool.HistogramKind
+	}{{"-w", zpool.LatencyHistogram}, {"-r", zpool.SizeHistogram}} {
+		line := "zpool iostat -vHp " + c.flag
+		parse := func(data []byte) []zpool.Histograms {
+			tables, err := zpool.ParseHistograms(bytes.NewReader(data), c.kind)
+			if err != nil {
+				t.Fatalf("%s: %v", line, err)
+			}
+			return tables
+		}
+		got := parse([]byte(asModel.Replace(string(readFile(t, dir, runner.CaptureFileName(line))))))
+		all := parse(captured(t, model, line))
+		start := slices.IndexFunc(all, func(h zpool.Histograms) bool { return h.Name == modelPool })
+		if start < 0 || start+len(got) > len(all) {
+			t.Fatalf("%s: %d tables, the captures have no r10 of as many", line, len(got))
+		}
+		want := all[start : start+len(got)]
+		if len(got) != len(want) {
+			t.Fatalf("%s: %d tables, r10 has %d", line, len(got), len(want))
+		}
+		for i := range got {
+			if got[i].Name != want[i].Name || !slices.Equal(got[i].Columns, want[i].Columns) || !slices.Equal(got[i].Bounds, want[i].Bounds) {
+				t.Errorf("%s: table %d is %s of %d columns and %d buckets; r10's is %s of %d and %d", line, i,
+					got[i].Name, len(got[i].Columns), len(got[i].Bounds), want[i].Name, len(want[i].Columns), len(want[i].Bounds))
+			}
+		}
+	}
+	shape := func(data []byte) []string {
+		var rows []string
+		for line := range strings.Lines(string(data)) {
+			if fields := strings.Split(strings.TrimRight(line, "\n"), "\t"); len(fields) > 1 {
+				rows = append(rows, fmt.Sprintf("%s/%d", fields[0], len(fields)))
+			}
+		}
+		return rows
+	}
+	got := shape([]byte(asModel.Replace(string(readFile(t, dir, runner.CaptureFileName("zpool iostat -vHp -q"))))))
+	all := shape(captured(t, model, "zpool iostat -vHp -q"))
+	start := slices.IndexFunc(all, func(row string) bool { return strings.HasPrefix(row, modelPool+"/") })
+	if start < 0 || start+len(got) > len(all) {
+		t.Fatalf("zpool iostat -vHp -q: %d rows, the captures have no r10 of as many", len(got))
+	}
+	want := all[start : start+len(got)]
+	if !slices.Equal(got, want) {
+		t.Errorf("zpool iostat -vHp -q: rows %v, r10's %v", got, want)
 	}
 }
