@@ -347,20 +347,9 @@ func TestCompareMirrorAndRaidz1(t *testing.T) {
 		reports = append(reports, rep)
 	}
 
-	var out, errs bytes.Buffer
 	svg := filepath.Join(t.TempDir(), "compare.svg")
 	refs := []string{reports[0].Run.ID, reports[1].Run.ID}
-	if rc := run(t.Context(), append([]string{"compare", "--runs.dir", runs, "--format", "json", "--svg", svg}, refs...), env{stdout: &out, stderr: &errs}); rc != 0 {
-		t.Fatalf("compare: %d\n%s", rc, errs.String())
-	}
-	var cmp benchreport.Comparison
-	if err := json.Unmarshal(out.Bytes(), &cmp); err != nil {
-		t.Fatalf("%v\n%s", err, out.String())
-	}
-	rows := map[string]benchreport.ComparedRow{}
-	for _, r := range cmp.Rows {
-		rows[r.Key] = r
-	}
+	cmp, rows := compareJSON(t, runs, append([]string{"--svg", svg}, refs...)...)
 	written := rows["pool.write.bytes"]
 	if len(written.Ratios) != 2 || written.Ratios[1] == nil {
 		t.Fatalf("no ratio of the pools' written bytes: %+v", written)
@@ -389,7 +378,7 @@ func TestCompareMirrorAndRaidz1(t *testing.T) {
 	}
 
 	if dir := os.Getenv("ZPE_PICTURES"); dir != "" {
-		var md bytes.Buffer
+		var md, errs bytes.Buffer
 		if rc := run(t.Context(), append([]string{"compare", "--runs.dir", runs, "--format", "markdown", "--svg", filepath.Join(dir, "compare.svg")}, refs...), env{stdout: &md, stderr: &errs}); rc != 0 {
 			t.Fatalf("compare: %d\n%s", rc, errs.String())
 		}
@@ -522,8 +511,34 @@ func TestShortCopyIntoThePool(t *testing.T) {
 		}
 	}
 
+	_, rows := compareJSON(t, runs, refs...)
+	for key := range rows {
+		if strings.Contains(key, "mixed") || strings.Contains(key, "copied") {
+			t.Errorf("comparison row %q: dd's figure is not named a write", key)
+		}
+	}
+	if dd := rows["workload.dd wrote.bytes_per_second"]; len(dd.Values) != 2 || dd.Values[0] == nil || dd.Values[1] == nil || dd.Figure != "dd wrote MB/s" {
+		t.Errorf("dd's row %+v, want dd wrote MB/s of both runs", dd)
+	}
+	for i := range refs {
+		checkComparedPeak(t, rows, i)
+	}
 	var out, errs bytes.Buffer
-	if rc := run(t.Context(), append([]string{"compare", "--runs.dir", runs, "--format", "json"}, refs...), env{stdout: &out, stderr: &errs}); rc != 0 {
+	if rc := run(t.Context(), append([]string{"compare", "--runs.dir", runs}, refs...), env{stdout: &out, stderr: &errs}); rc != 0 {
+		t.Fatalf("compare: %d\n%s", rc, errs.String())
+	}
+	t.Logf("compare:\n%s", out.String())
+	if peak := rows["pool.write.peak_bytes_per_second"]; slices.Contains(peak.Values, nil) && !strings.Contains(out.String(), "note: n/a in run ") {
+		t.Errorf("the comparison table does not say why a peak is n/a:\n%s", out.String())
+	}
+}
+
+// compareJSON runs zpool_bench compare --format json over the runs in
+// runs, with args, and returns the comparison and its rows by key.
+func compareJSON(t *testing.T, runs string, args ...string) (benchreport.Comparison, map[string]benchreport.ComparedRow) {
+	t.Helper()
+	var out, errs bytes.Buffer
+	if rc := run(t.Context(), append([]string{"compare", "--runs.dir", runs, "--format", "json"}, args...), env{stdout: &out, stderr: &errs}); rc != 0 {
 		t.Fatalf("compare: %d\n%s", rc, errs.String())
 	}
 	var cmp benchreport.Comparison
@@ -533,22 +548,6 @@ func TestShortCopyIntoThePool(t *testing.T) {
 	rows := map[string]benchreport.ComparedRow{}
 	for _, r := range cmp.Rows {
 		rows[r.Key] = r
-		if strings.Contains(r.Key, "mixed") || strings.Contains(r.Key, "copied") {
-			t.Errorf("comparison row %q: dd's figure is not named a write", r.Key)
-		}
 	}
-	if dd := rows["workload.dd wrote.bytes_per_second"]; len(dd.Values) != 2 || dd.Values[0] == nil || dd.Values[1] == nil || dd.Figure != "dd wrote MB/s" {
-		t.Errorf("dd's row %+v, want dd wrote MB/s of both runs", dd)
-	}
-	for i := range refs {
-		checkComparedPeak(t, rows, i)
-	}
-	out.Reset()
-	if rc := run(t.Context(), append([]string{"compare", "--runs.dir", runs}, refs...), env{stdout: &out, stderr: &errs}); rc != 0 {
-		t.Fatalf("compare: %d\n%s", rc, errs.String())
-	}
-	t.Logf("compare:\n%s", out.String())
-	if peak := rows["pool.write.peak_bytes_per_second"]; slices.Contains(peak.Values, nil) && !strings.Contains(out.String(), "note: n/a in run ") {
-		t.Errorf("the comparison table does not say why a peak is n/a:\n%s", out.String())
-	}
+	return cmp, rows
 }

@@ -229,18 +229,16 @@ func rateMB(c Counter) string {
 const notAvailable = "n/a"
 
 func peakMB(c Counter) string {
-	switch {
-	case c.Samples == 0:
-		return "-"
-	case c.PeakUnavailable != "":
-		return notAvailable
-	case c.Samples < 2:
-		return "-"
-	}
-	return fmtMB(c.PeakPerSecond)
+	return peakText(c, func() string { return fmtMB(c.PeakPerSecond) })
 }
 
 func peakWhen(c Counter) string {
+	return peakText(c, func() string { return sig(c.PeakFromSeconds) + " to " + sig(c.PeakToSeconds) })
+}
+
+// peakText is what show writes of a counter's peak; "-" without samples
+// for one, n/a when the run is too short for it.
+func peakText(c Counter, show func() string) string {
 	switch {
 	case c.Samples == 0:
 		return "-"
@@ -249,7 +247,7 @@ func peakWhen(c Counter) string {
 	case c.Samples < 2:
 		return "-"
 	}
-	return sig(c.PeakFromSeconds) + " to " + sig(c.PeakToSeconds)
+	return show()
 }
 
 // peakPhrase is a counter's peak for a sentence: "150.0 MB/s peak", or
