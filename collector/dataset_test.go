@@ -124,7 +124,7 @@ func TestDatasetCollector(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			e := datasetExporterOver(t, c.dir, Config{}, true)
 			fams := gather(t, e)
-			compareGolden(t, filepath.Join("testdata", c.golden), exposition(t, fams))
+			compareGolden(t, filepath.Join("testdata", c.golden), exposition(t, withoutZpool(fams)))
 			if problems, err := testutil.CollectAndLint(e.Scraper(context.Background())); err != nil || len(problems) > 0 {
 				t.Errorf("lint: %v %v", problems, err)
 			}
@@ -345,4 +345,29 @@ func (r *hangingStatus) Run(ctx context.Context, name string, args ...string) ([
 		return nil, &runner.Error{Command: runner.CommandLine(name, args...), ExitCode: -1, Err: runner.ErrTimeout}
 	}
 	return r.Runner.Run(ctx, name, args...)
+}
+
+// withoutZpool leaves out of fams what the zpool status the dataset
+// collector asks first left behind: these replays hold zfs's outputs
+// alone, so status fails there, and a golden of the collector's is not
+// the place for it.
+func withoutZpool(fams []*dto.MetricFamily) []*dto.MetricFamily {
+	var kept []*dto.MetricFamily
+	for _, f := range fams {
+		if f.GetName() == "zfs_exporter_capabilities_info" {
+			continue
+		}
+		f.Metric = slices.DeleteFunc(f.Metric, func(m *dto.Metric) bool {
+			for _, l := range m.GetLabel() {
+				if l.GetName() == "command" && strings.HasPrefix(l.GetValue(), "zpool ") || l.GetName() == "source" && l.GetValue() == "zpool_status" {
+					return true
+				}
+			}
+			return false
+		})
+		if len(f.Metric) > 0 {
+			kept = append(kept, f)
+		}
+	}
+	return kept
 }
