@@ -435,33 +435,13 @@ func (p *histogramParser) checkBound(label string, i int) error {
 		}
 		return nil
 	}
-	ns, ok := parseNiceTime(label)
-	if !ok || ns*1.25 < float64(want) || ns > float64(want)*1.25 {
+	// zfs_nicetime always prints a unit, which parseNiceDuration does not
+	// require: every one of them ends in s.
+	seconds, err := parseNiceDuration(label)
+	if ns := seconds * 1e9; err != nil || !strings.HasSuffix(label, "s") || ns*1.25 < float64(want) || ns > float64(want)*1.25 {
 		return fmt.Errorf("bucket %d of table %q: expected a time near %d ns, found %q", i+1, p.cur.Name, want, label)
 	}
 	return nil
-}
-
-// parseNiceTime reads a time as zfs_nicetime prints it: "511ns", "2us",
-// "134ms", "17s"; in nanoseconds.
-func parseNiceTime(s string) (float64, bool) {
-	num := strings.TrimRight(s, "nums")
-	mult := 0.0
-	switch s[len(num):] {
-	case "ns":
-		mult = 1
-	case "us":
-		mult = 1e3
-	case "ms":
-		mult = 1e6
-	case "s":
-		mult = 1e9
-	}
-	if mult == 0 || !isDecimal(num) {
-		return 0, false
-	}
-	v, err := strconv.ParseFloat(num, 64)
-	return v * mult, err == nil
 }
 
 // errCount is the cause of every unreadable count.
