@@ -165,49 +165,47 @@ func sendVdevIO(ch chan<- prometheus.Metric, pool, vdev string, readBytes, write
 	counter(ch, vdevWriteOpsDesc, writeOps, pool, vdev)
 }
 
-// collectVdevIOProperties sends the counters of every vdev of the status
-// tree that has them. Vdev properties name the pool's own row "root-0".
+// collectVdevIOProperties sends the counters and the slow-disk gauges of
+// every vdev of the status tree that has them. Vdev properties name the
+// pool's own row "root-0".
 func collectVdevIOProperties(p *zpool.Pool, props []zpool.Property, ch chan<- prometheus.Metric) error {
 	values, flags := map[string]map[string]float64{}, map[string]map[string]float64{}
 	var bad error
 	for _, prop := range props {
-		if slices.Contains(vdevSlowProperties, prop.Property) {
-			if on, ok := onOff(prop.Value); ok {
-				name := prop.Name
-				if strings.HasPrefix(name, "root-") {
-					name = p.Root.PrintedName()
-				}
-				if flags[name] == nil {
-					flags[name] = map[string]float64{}
-				}
-				flags[name][prop.Property] = on
+		into := values
+		var v float64
+		switch {
+		case slices.Contains(vdevSlowProperties, prop.Property):
+			on, ok := onOff(prop.Value)
+			if !ok {
+				continue
 			}
-			continue
-		}
-		if !slices.Contains(vdevIOProperties, prop.Property) {
-			continue
-		}
-		v, err := strconv.ParseFloat(prop.Value, 64)
-		if err != nil {
-			if prop.Value != "-" && bad == nil {
-				bad = fmt.Errorf("pool %s: vdev %s: property %s: not a number: %q", p.Name, prop.Name, prop.Property, prop.Value)
+			into, v = flags, on
+		case slices.Contains(vdevIOProperties, prop.Property):
+			x, err := strconv.ParseFloat(prop.Value, 64)
+			if err != nil {
+				if prop.Value != "-" && bad == nil {
+					bad = fmt.Errorf("pool %s: vdev %s: property %s: not a number: %q", p.Name, prop.Name, prop.Property, prop.Value)
+				}
+				continue
 			}
+			v = x
+		default:
 			continue
 		}
 		name := prop.Name
 		if strings.HasPrefix(name, "root-") {
 			name = p.Root.PrintedName()
 		}
-		if values[name] == nil {
-			values[name] = map[string]float64{}
+		if into[name] == nil {
+			into[name] = map[string]float64{}
 		}
-		values[name][prop.Property] = v
+		into[name][prop.Property] = v
 	}
-	values = byUniqueName(p.Root, values)
+	values, flags = byUniqueName(p.Root, values), byUniqueName(p.Root, flags)
 	fillFromChildren(p.Root, values, true)
 	// An active hot spare has one row in the vdev properties but two
 	// places in the tree: it is sent once.
-	flags = byUniqueName(p.Root, flags)
 	p.Root.WalkOnce(func(v *zpool.Vdev, _ string, _ *zpool.Vdev) {
 		if m, ok := values[v.Name]; ok && len(m) == 4 {
 			sendVdevIO(ch, p.Name, v.Name, m["read_bytes"], m["write_bytes"], m["read_ops"], m["write_ops"])
