@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"slices"
 	"strings"
 	"sync"
 
@@ -78,6 +77,7 @@ func (c *vdevLatencyCollector) Update(ctx context.Context, s *zfs.Scrape, ch cha
 	if errors.Is(latency.err, zfs.ErrNoHistograms) && errors.Is(sizes.err, zfs.ErrNoHistograms) && errors.Is(queues.err, zfs.ErrNoHistograms) {
 		return ErrNoData
 	}
+	vdevs := reportedVdevs(st)
 	var errs []error
 	for _, t := range []struct {
 		kind zpool.HistogramKind
@@ -89,26 +89,48 @@ func (c *vdevLatencyCollector) Update(ctx context.Context, s *zfs.Scrape, ch cha
 			}
 			continue
 		}
-		if err := c.sendHistograms(ch, st, t.kind, t.tables); err != nil {
+		if err := c.sendHistograms(ch, st, vdevs, t.kind, t.tables); err != nil {
 			errs = append(errs, err)
 		}
 	}
 	if queues.err == nil {
-		errs = append(errs, sendQueues(ch, st, queues.rows))
+		errs = append(errs, sendQueues(ch, st, vdevs, queues.rows))
 	} else if !errors.Is(queues.err, zfs.ErrNoHistograms) {
 		errs = append(errs, queues.err)
 	}
 	return errors.Join(errs...)
 }
 
-// exported tells the vdevs whose figures are sent: the pool's row, the
-// top-level vdevs and the leaves, not the spare-N and replacing-N that
-// stand between a top-level vdev and its leaves for a while.
-func exported(v, root *zpool.Vdev) bool {
-	return v == root || len(v.Children) == 0 || slices.Contains(root.Children, v)
+// reportedVdev is a vdev whose figures are sent, and its pool.
+type reportedVdev struct {
+	pool string
+	vdev *zpool.Vdev
 }
 
-func (c *vdevLatencyCollector) sendHistograms(ch chan<- prometheus.Metric, st *zpool.Status, kind zpool.HistogramKind, tables []zpool.Histograms) error {
+// reportedVdevs lists, in print order, the vdevs whose figures are sent:
+// each pool's row, its top-level vdevs and its leaves, not the spare-N and
+// replacing-N that stand between a top-level vdev and its leaves for a
+// while.
+func reportedVdevs(st *zpool.Status) []reportedVdev {
+	var vdevs []reportedVdev
+	for _, p := range st.Pools {
+		if p.Root == nil {
+			continue
+		}
+		top := make(map[*zpool.Vdev]bool, len(p.Root.Children))
+		for _, v := range p.Root.Children {
+			top[v] = true
+		}
+		p.Root.WalkOnce(func(v *zpool.Vdev, _ string, _ *zpool.Vdev) {
+			if v == p.Root || top[v] || len(v.Children) == 0 {
+				vdevs = append(vdevs, reportedVdev{p.Name, v})
+			}
+		})
+	}
+	return vdevs
+}
+
+func (c *vdevLatencyCollector) sendHistograms(ch chan<- prometheus.Metric, st *zpool.Status, vdevs []reportedVdev, kind zpool.HistogramKind, tables []zpool.Histograms) error {
 	names := make([]string, len(tables))
 	for i, t := range tables {
 		names[i] = t.Name
@@ -119,29 +141,23 @@ func (c *vdevLatencyCollector) sendHistograms(ch chan<- prometheus.Metric, st *z
 		// next scrape has both alike.
 		return fmt.Errorf("matching the tables of zpool iostat %s with zpool status: %w", histogramFlag(kind), err)
 	}
-	for _, p := range st.Pools {
-		if p.Root == nil {
+	for _, r := range vdevs {
+		i, ok := index[r.vdev]
+		if !ok {
 			continue
 		}
-		p.Root.WalkOnce(func(v *zpool.Vdev, _ string, _ *zpool.Vdev) {
-			i, ok := index[v]
-			if !ok || !exported(v, p.Root) {
-				return
-			}
-			t := tables[i]
-			for col, name := range t.Columns {
-				if kind == zpool.LatencyHistogram {
-					if m, ok := latencyColumns[name]; ok {
-						ch <- latencyHistogram(m.desc, t, col, c.full, p.Name, v.Name, m.label)
-					}
-					continue
+		t := tables[i]
+		for col, name := range t.Columns {
+			if kind == zpool.LatencyHistogram {
+				if m, ok := latencyColumns[name]; ok {
+					ch <- latencyHistogram(m.desc, t, col, c.full, r.pool, r.vdev.Name, m.label)
 				}
-				class, request, ok := sizeColumn(name)
-				if ok {
-					ch <- sizeHistogram(t, col, c.full, p.Name, v.Name, class, request)
-				}
+				continue
 			}
-		})
+			if class, request, ok := sizeColumn(name); ok {
+				ch <- sizeHistogram(t, col, c.full, r.pool, r.vdev.Name, class, request)
+			}
+		}
 	}
 	return nil
 }
@@ -231,36 +247,31 @@ func constHistogram(d *prometheus.Desc, t zpool.Histograms, col int, keep func(i
 // sendQueues sends the queue lengths of -q, whose rows carry, after the
 // six base columns, pending and active for each class of
 // zfs.QueueClasses that this zpool prints.
-func sendQueues(ch chan<- prometheus.Metric, st *zpool.Status, rows []zpool.IostatRow) error {
+func sendQueues(ch chan<- prometheus.Metric, st *zpool.Status, vdevs []reportedVdev, rows []zpool.IostatRow) error {
 	matched, err := zpool.MatchIostatReport(st, rows)
 	if err != nil {
 		return fmt.Errorf("matching the rows of zpool iostat -q with zpool status: %w", err)
 	}
 	var bad error
-	for _, p := range st.Pools {
-		if p.Root == nil {
+	for _, r := range vdevs {
+		row, ok := matched[r.vdev]
+		if !ok {
 			continue
 		}
-		p.Root.WalkOnce(func(v *zpool.Vdev, _ string, _ *zpool.Vdev) {
-			row, ok := matched[v]
-			if !ok || !exported(v, p.Root) {
-				return
+		if n := len(row.Extra); n%2 != 0 || n/2 > len(zfs.QueueClasses) || n < 10 {
+			if bad == nil {
+				bad = fmt.Errorf("zpool iostat -q: vdev %s: %d queue columns, want pending and active for 5 to %d classes", r.vdev.Name, n, len(zfs.QueueClasses))
 			}
-			if n := len(row.Extra); n%2 != 0 || n/2 > len(zfs.QueueClasses) || n < 10 {
-				if bad == nil {
-					bad = fmt.Errorf("zpool iostat -q: vdev %s: %d queue columns, want pending and active for 5 to %d classes", v.Name, n, len(zfs.QueueClasses))
-				}
-				return
-			}
-			for i := 0; i+1 < len(row.Extra); i += 2 {
-				class := zfs.QueueClasses[i/2]
-				for j, d := range []*prometheus.Desc{vdevQueuePendingDesc, vdevQueueActiveDesc} {
-					if x, ok := queueLength(row.Extra[i+j]); ok {
-						gauge(ch, d, x, p.Name, v.Name, class)
-					}
+			continue
+		}
+		for i := 0; i+1 < len(row.Extra); i += 2 {
+			class := zfs.QueueClasses[i/2]
+			for j, d := range []*prometheus.Desc{vdevQueuePendingDesc, vdevQueueActiveDesc} {
+				if x, ok := queueLength(row.Extra[i+j]); ok {
+					gauge(ch, d, x, r.pool, r.vdev.Name, class)
 				}
 			}
-		})
+		}
 	}
 	return bad
 }
