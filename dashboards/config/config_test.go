@@ -27,3 +27,24 @@ func TestPercent(t *testing.T) {
 		}
 	}
 }
+
+// The slow-disk alert compares a disk with the least p90 of its parent's
+// disks, itself among them, which only leaves it out with a factor above
+// 1; and a sit-out ends after 10 minutes by default, so a longer wait
+// would never see one.
+func TestDefaultSlowDiskThresholds(t *testing.T) {
+	c := Default()
+	if c.SlowDiskFactor <= 1 {
+		t.Errorf("SlowDiskFactor %v, want more than 1", c.SlowDiskFactor)
+	}
+	if c.SlowDiskMinLatency <= 0 || c.SlowDiskMinOps <= 0 {
+		t.Errorf("SlowDiskMinLatency %v and SlowDiskMinOps %v, want both above 0", c.SlowDiskMinLatency, c.SlowDiskMinOps)
+	}
+	// Two scrapes a minute apart at least, for a rate.
+	if c.SlowDiskWindow < 2*time.Minute {
+		t.Errorf("SlowDiskWindow %v, want 2 minutes or more", c.SlowDiskWindow)
+	}
+	if c.SlowDiskSitOutFor <= 0 || c.SlowDiskSitOutFor >= 10*time.Minute {
+		t.Errorf("SlowDiskSitOutFor %v, want above 0 and under the 10 minutes of a sit-out", c.SlowDiskSitOutFor)
+	}
+}

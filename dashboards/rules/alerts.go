@@ -28,6 +28,9 @@ const (
 	AlertDatasetQuotaNearlyFull = "ZFSDatasetQuotaNearlyFull"
 	AlertSnapshotsStale         = "ZFSSnapshotsStale"
 	AlertDatasetKeyUnavailable  = "ZFSDatasetKeyUnavailable"
+
+	AlertVdevSlowDisk          = "ZFSVdevSlowDisk"
+	AlertVdevSlowIOsIncreasing = "ZFSVdevSlowIOsIncreasing"
 )
 
 const (
@@ -40,6 +43,7 @@ func (b builder) alerts() []group {
 		{Name: "zfs-pools", Rules: b.poolAlerts()},
 		{Name: "zfs-scans", Rules: b.scanAlerts()},
 		{Name: "zfs-datasets", Rules: b.datasetAlerts()},
+		{Name: "zfs-slow-disks", Rules: b.slowDiskAlerts()},
 		{Name: "zfs-exporter", Rules: b.exporterAlerts()},
 	}
 }
@@ -232,6 +236,80 @@ unless on (instance)
 			"Encryption key of ZFS dataset {{ $labels.dataset }} is not loaded.",
 			"Dataset {{ $labels.dataset }} on {{ $labels.instance }} is encrypted, meant to be mounted (canmount=on), and its key is not loaded: it cannot be mounted, and its data can be neither read nor written until the key is loaded (zfs load-key) and the dataset mounted (zfs mount)."),
 	}
+}
+
+// slowDiskTopLevel is the vdev types whose leaves ZFSVdevSlowDisk compares
+// with each other: every stripe of a raidz or dRAID spans its disks, and
+// every write to a mirror goes to all of them, so their loads are alike.
+// The leaves right under the pool's root (single disks, log, cache and
+// spare devices) may be of other kinds with other loads; a replacing-N or
+// spare-N pairs a disk that is written alone with one on its way out.
+const slowDiskTopLevel = "mirror|raidz.*|draid.*"
+
+func (b builder) slowDiskAlerts() []rule {
+	cfg := b.cfg
+	p90 := b.sel(RecordLeafDiskWaitQuantile(cfg.SlowDiskWindow), fmt.Sprintf("quantile=%q", slowDiskQuantile))
+	busy := fmt.Sprintf("%s >= %s", b.sel(RecordLeafDiskOpsRate(cfg.SlowDiskWindow)), strconv.FormatFloat(cfg.SlowDiskMinOps, 'f', -1, 64))
+	// The leaf is compared with the least p90 of the busy leaves of its
+	// parent, itself among them: with a factor above 1 that is the same as
+	// leaving it out, and needs no join of each leaf with the others. The
+	// joins are and (which cannot fail) and one group_left whose right
+	// side is an aggregation, one series per parent: duplicate series of
+	// zfs_vdev_info cannot make them fail. The count asks for a sibling
+	// to compare with; a factor above 1 asks as much, the count says so
+	// whatever the factor.
+	slow := fmt.Sprintf(`(
+    %s > %s
+  and on (instance, pool, vdev)
+    %s
+  and on (instance, pool, parent)
+    label_replace(%s, "parent", "$1", "vdev", "(.+)")
+)
+> on (instance, pool, parent) group_left ()
+(
+  %s * min by (instance, pool, parent) (
+      %s
+    and on (instance, pool, vdev)
+      %s
+  )
+)
+and on (instance, pool, parent)
+(
+  count by (instance, pool, parent) (%s) >= 2
+)`,
+		p90, strconv.FormatFloat(cfg.SlowDiskMinLatency.Seconds(), 'f', -1, 64), busy,
+		b.sel("zfs_vdev_info", fmt.Sprintf("vdev_type=~%q", slowDiskTopLevel)),
+		strconv.FormatFloat(cfg.SlowDiskFactor, 'f', -1, 64), p90, busy, busy)
+
+	// The siblings' best, from a query at alert time; a printf format, as
+	// in ZFSPoolNotOnline.
+	q := b
+	q.cfg.Selector = strings.ReplaceAll(cfg.Selector, "%", "%%")
+	siblings := "{{ with printf `min(" +
+		q.sel(RecordLeafDiskWaitQuantile(cfg.SlowDiskWindow), `instance=%q`, `pool=%q`, `parent=%q`, `vdev!=%q`, fmt.Sprintf("quantile=%q", slowDiskQuantile)) +
+		" and on (instance, pool, vdev) " + strings.ReplaceAll(busy, "%", "%%") +
+		")` $labels.instance $labels.pool $labels.parent $labels.vdev | query }}, against {{ . | first | value | humanizeDuration }} for the fastest of its siblings{{ end }}"
+	factor := strconv.FormatFloat(cfg.SlowDiskFactor, 'f', -1, 64)
+	latency := alert(AlertVdevSlowDisk, warning, promDuration(cfg.SlowDiskFor),
+		slow,
+		"ZFS disk {{ $labels.vdev }} of pool {{ $labels.pool }} is much slower than its siblings.",
+		"Disk {{ $labels.vdev }} of {{ $labels.parent }} in pool {{ $labels.pool }} on {{ $labels.instance }} takes {{ $value | humanizeDuration }} or more for the slowest tenth of its I/Os (p90 of its disk time, reads and writes over "+config.Prose(cfg.SlowDiskWindow)+")"+siblings+
+			": more than "+factor+" times as long, for "+config.Prose(cfg.SlowDiskFor)+". A failing disk slows its whole vdev down before it fails. Check its SMART data (smartctl -x) and its cabling, compare it with its siblings in zpool iostat -v -l {{ $labels.pool }} 5 and zpool iostat -w -v {{ $labels.pool }}, and replace it if it stays slow.")
+	latency.Labels["signal"] = "latency"
+	sitOut := alert(AlertVdevSlowDisk, warning, promDuration(cfg.SlowDiskSitOutFor),
+		// ZFS's own judgement, without the vdev_latency collector.
+		b.sel("zfs_vdev_sit_out")+" == 1",
+		"ZFS sits disk {{ $labels.vdev }} of pool {{ $labels.pool }} out for being slow.",
+		"OpenZFS has sat disk {{ $labels.vdev }} of pool {{ $labels.pool }} on {{ $labels.instance }} out for "+config.Prose(cfg.SlowDiskSitOutFor)+": its raidz or dRAID vdev found it far slower than its siblings (autosit), or sit_out was set by hand. Reads skip it and rebuild its data from parity; writes still go to it. Check its SMART data (smartctl -x) and its cabling, and replace it if it keeps being sat out.")
+	sitOut.Labels["signal"] = "sit_out"
+
+	// zpool counts slow I/Os on leaves only.
+	slowIOs := alert(AlertVdevSlowIOsIncreasing, warning, "",
+		fmt.Sprintf("increase(%s[%s]) > 0", b.sel("zfs_vdev_slow_ios_total"), promDuration(errorWindow)),
+		"ZFS vdev {{ $labels.vdev }} of pool {{ $labels.pool }} has new slow I/Os.",
+		"Vdev {{ $labels.vdev }} of pool {{ $labels.pool }} on {{ $labels.instance }} counted about {{ printf \"%.0f\" $value }} new slow I/Os in the last "+config.Prose(errorWindow)+
+			": I/Os that took longer than zio_slow_io_ms (30 seconds unless tuned) to complete. The counter goes back to 0 at export or zpool clear.")
+	return []rule{latency, sitOut, slowIOs}
 }
 
 // sourceStale is ZFSExporterSourceStale for the sources that matcher

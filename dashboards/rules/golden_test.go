@@ -134,6 +134,7 @@ func TestRulesOverGoldenExpositions(t *testing.T) {
 		rules.AlertVdevErrorsIncreasing, rules.AlertPoolDataErrors, rules.AlertPoolCapacityWarning,
 		rules.AlertResilverStalled, rules.AlertScrubOverdue, rules.AlertSourceStale,
 		rules.AlertCollectorFailing, rules.AlertPoolMetricsAbsent, rules.AlertPoolSuspended,
+		rules.AlertVdevSlowDisk, rules.AlertVdevSlowIOsIncreasing,
 	}
 	datasetAlerts := []string{rules.AlertDatasetQuotaNearlyFull, rules.AlertSnapshotsStale, rules.AlertDatasetKeyUnavailable}
 	countTop := "count by (pool) (" + config.RecordTopVdevWriteBytesRate + ")"

@@ -2,9 +2,36 @@ package rules
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/zpool-exporter/zpool_exporter/dashboards/config"
 )
+
+// Series the recording rules write for ZFSVdevSlowDisk: one per leaf vdev
+// (a disk or file, nobody's parent), labelled with the parent of
+// zfs_vdev_info. Their rates are over Config.SlowDiskWindow, which ends
+// their names as "5m" ends the other records' (config/records.go names
+// those, for the dashboards).
+
+// RecordLeafDiskOpsRate is the name of the I/Os per second that each leaf
+// vdev completed on its disk, reads and writes together (the _count of
+// zfs_vdev_disk_wait_seconds), over window.
+func RecordLeafDiskOpsRate(window time.Duration) string {
+	return "instance_pool_vdev:zfs_leaf_vdev_disk_operations:rate" + promDuration(window)
+}
+
+// RecordLeafDiskWaitQuantile is the name of each leaf vdev's p90 of disk
+// time, reads and writes together, from the buckets of
+// zfs_vdev_disk_wait_seconds over window, with label quantile="0.9"; no
+// sample while the leaf completes no I/O.
+func RecordLeafDiskWaitQuantile(window time.Duration) string {
+	return "instance_pool_vdev:zfs_leaf_vdev_disk_wait_seconds:histogram_quantile_rate" + promDuration(window)
+}
+
+// slowDiskQuantile is the quantile of RecordLeafDiskWaitQuantile: the
+// slowest tenth of a disk's I/Os, where a failing disk's retries show
+// long before its median moves.
+const slowDiskQuantile = "0.9"
 
 func (b builder) records() []group {
 	w := promDuration(rateWindow)
@@ -55,6 +82,45 @@ func (b builder) records() []group {
 			b.txgQuantile("0.5", rate),
 			b.txgQuantile("0.99", rate),
 		}},
+		{Name: "zfs-vdev-latency.rules", Rules: b.leafLatencyRecords()},
+	}
+}
+
+// leafLatencyRecords are the series ZFSVdevSlowDisk compares: the disk
+// time and the I/Os per second of every leaf vdev, with its parent.
+func (b builder) leafLatencyRecords() []rule {
+	w := promDuration(b.cfg.SlowDiskWindow)
+	// A leaf is nobody's parent. The parents are grouped before they are
+	// renamed into vdev, so that two children of one parent cannot make
+	// two equal series.
+	leaves := fmt.Sprintf(`(
+      %s
+    unless on (instance, pool, vdev)
+      label_replace(group by (instance, pool, parent) (%s), "vdev", "$1", "parent", "(.+)")
+    )`, b.sel("zfs_vdev_info"), b.sel("zfs_vdev_info"))
+	// zfs_vdev_info is the side that may hold several series for one
+	// vdev (a name met twice, a label changing between scrapes): each
+	// takes the leaf's figure, and max merges those of one parent, so the
+	// join cannot fail. The figures are one series per vdev (the sum of
+	// the read and write rows).
+	withParent := func(figure string) string {
+		return fmt.Sprintf(`max without (class, guid, path, vdev_type) (
+    %s
+  * on (instance, pool, vdev) group_left ()
+    %s
+)`, leaves, figure)
+	}
+	ops := fmt.Sprintf("sum without (type) (rate(%s[%s]))", b.sel("zfs_vdev_disk_wait_seconds_count"), w)
+	// No NaN from the empty buckets of a leaf that completed nothing.
+	p90 := fmt.Sprintf(`(
+        histogram_quantile(%s, sum without (type) (rate(%s[%s])))
+      and
+        %s > 0
+    )`,
+		slowDiskQuantile, b.sel("zfs_vdev_disk_wait_seconds_bucket"), w, ops)
+	return []rule{
+		{Record: RecordLeafDiskOpsRate(b.cfg.SlowDiskWindow), Expr: withParent(ops)},
+		{Record: RecordLeafDiskWaitQuantile(b.cfg.SlowDiskWindow), Expr: withParent(p90), Labels: map[string]string{"quantile": slowDiskQuantile}},
 	}
 }
 

@@ -91,6 +91,12 @@ func check(cfg config.Config) error {
 	case cfg.SnapshotMaxAge < time.Hour || cfg.SnapshotMaxAge <= cfg.SnapshotListingStaleAfter:
 		// A listing as old as the limit could not tell a stale snapshot.
 		return fmt.Errorf("snapshot max age %v must be an hour or more, and more than the snapshot listing stale time %v", cfg.SnapshotMaxAge, cfg.SnapshotListingStaleAfter)
+	case cfg.SlowDiskFactor <= 1 || cfg.SlowDiskMinLatency <= 0 || cfg.SlowDiskMinOps <= 0:
+		// A factor of 1 or less would call the fastest leaf slow too.
+		return fmt.Errorf("slow-disk thresholds must satisfy factor > 1, latency > 0 and ops > 0, have %v, %v and %v", cfg.SlowDiskFactor, cfg.SlowDiskMinLatency, cfg.SlowDiskMinOps)
+	case cfg.SlowDiskWindow < 2*time.Minute || cfg.SlowDiskFor < 0 || cfg.SlowDiskSitOutFor < time.Minute:
+		// A rate needs two scrapes in its window, at the usual minute apart.
+		return fmt.Errorf("slow-disk window %v must be 2 minutes or more, its for %v not negative, the sit-out for %v a minute or more", cfg.SlowDiskWindow, cfg.SlowDiskFor, cfg.SlowDiskSitOutFor)
 	case strings.Contains(cfg.Selector, "`"):
 		// The selector goes into Go template raw strings in annotations.
 		return fmt.Errorf("selector %q contains a backquote", cfg.Selector)

@@ -194,6 +194,7 @@ func TestRulesAreWellFormed(t *testing.T) {
 		rules.AlertPoolCapacityCritical, rules.AlertResilverStalled, rules.AlertScrubOverdue,
 		rules.AlertSourceStale, rules.AlertCollectorFailing, rules.AlertPoolMetricsAbsent,
 		rules.AlertDatasetQuotaNearlyFull, rules.AlertSnapshotsStale, rules.AlertDatasetKeyUnavailable,
+		rules.AlertVdevSlowDisk, rules.AlertVdevSlowIOsIncreasing,
 	} {
 		if !alertNames[name] {
 			t.Errorf("no alert %s", name)
@@ -215,6 +216,8 @@ func TestEveryRecordConstantIsRecorded(t *testing.T) {
 		config.RecordARCHitRatio, config.RecordARCHitRatioByKind,
 		config.RecordHostCPUBusyRatio, config.RecordEngineCPURate, config.RecordEngineCPUTotalRate,
 		config.RecordEngineCPURatio, config.RecordTxgSyncMean, config.RecordTxgSyncQuantile,
+		rules.RecordLeafDiskOpsRate(config.Default().SlowDiskWindow),
+		rules.RecordLeafDiskWaitQuantile(config.Default().SlowDiskWindow),
 	} {
 		if !recorded[name] {
 			t.Errorf("config names %s, but no rule records it", name)
@@ -236,6 +239,13 @@ func TestConfigReachesEveryRule(t *testing.T) {
 		DatasetQuotaWarning:       0.75,
 		SnapshotMaxAge:            3 * 24 * time.Hour,
 		SnapshotListingStaleAfter: 2 * time.Hour,
+
+		SlowDiskFactor:     8,
+		SlowDiskMinLatency: 120 * time.Millisecond,
+		SlowDiskMinOps:     2.5,
+		SlowDiskWindow:     20 * time.Minute,
+		SlowDiskFor:        45 * time.Minute,
+		SlowDiskSitOutFor:  7 * time.Minute,
 	}
 	all := generated(t, cfg)
 	for _, r := range all {
@@ -288,6 +298,10 @@ func TestConfigReachesEveryRule(t *testing.T) {
 		{rules.AlertSnapshotsStale, "", "", "", "> 259200", "30m", "3 days"},
 		// Held back while the snapshot listing is older than its limit.
 		{rules.AlertSnapshotsStale, "", "", "", "> 7200", "30m", ""},
+		{rules.AlertVdevSlowDisk, "signal", "latency", "", "8 * min by", "45m", "more than 8 times as long, for 45 minutes"},
+		{rules.AlertVdevSlowDisk, "signal", "latency", "", "_seconds:histogram_quantile_rate20m{job=\"nas\", cluster=\"eu-1\", quantile=\"0.9\"} > 0.12", "45m", "over 20 minutes"},
+		{rules.AlertVdevSlowDisk, "signal", "latency", "", "disk_operations:rate20m{job=\"nas\", cluster=\"eu-1\"} >= 2.5", "45m", ">= 2.5"},
+		{rules.AlertVdevSlowDisk, "signal", "sit_out", "", "", "7m", "7 minutes"},
 	} {
 		r := find(c.alert, c.label, c.value, c.source)
 		if !strings.Contains(r.Expr, c.expr) {
@@ -298,6 +312,20 @@ func TestConfigReachesEveryRule(t *testing.T) {
 		}
 		if !strings.Contains(r.Annotations["summary"]+r.Annotations["description"], c.text) {
 			t.Errorf("alert %s %s: annotations do not say %q", c.alert, c.value, c.text)
+		}
+	}
+
+	// The recorded series of the slow-disk alert are over its window, and
+	// named for it.
+	for _, name := range []string{rules.RecordLeafDiskOpsRate(cfg.SlowDiskWindow), rules.RecordLeafDiskWaitQuantile(cfg.SlowDiskWindow)} {
+		i := slices.IndexFunc(all, func(r testRule) bool { return r.Record == name })
+		switch {
+		case !strings.HasSuffix(name, "rate20m"):
+			t.Errorf("record %s is not named for the 20m window", name)
+		case i < 0:
+			t.Errorf("no rule records %s", name)
+		case !strings.Contains(all[i].Expr, "[20m]") || strings.Contains(all[i].Expr, "[10m]"):
+			t.Errorf("record %s is not over the 20m window:\n%s", name, all[i].Expr)
 		}
 	}
 
@@ -322,6 +350,12 @@ func TestBadConfigIsRefused(t *testing.T) {
 		"snapshot listing stale sooner than the sources": func(c *config.Config) { c.SnapshotListingStaleAfter = time.Minute },
 		"snapshot listing as stale as the snapshots":     func(c *config.Config) { c.SnapshotListingStaleAfter = c.SnapshotMaxAge },
 		"backquote in selector":                          func(c *config.Config) { c.Selector = "job=`zfs`" },
+		"slow-disk factor of 1":                          func(c *config.Config) { c.SlowDiskFactor = 1 },
+		"no slow-disk latency":                           func(c *config.Config) { c.SlowDiskMinLatency = 0 },
+		"no slow-disk ops":                               func(c *config.Config) { c.SlowDiskMinOps = 0 },
+		"slow-disk window of a minute":                   func(c *config.Config) { c.SlowDiskWindow = time.Minute },
+		"negative slow-disk for":                         func(c *config.Config) { c.SlowDiskFor = -time.Minute },
+		"sit-out for of seconds":                         func(c *config.Config) { c.SlowDiskSitOutFor = time.Second },
 	} {
 		cfg := config.Default()
 		change(&cfg)
@@ -331,7 +365,12 @@ func TestBadConfigIsRefused(t *testing.T) {
 	}
 }
 
-var templateMetric = regexp.MustCompile(`\bzfs_[a-z0-9_]+`)
+var (
+	templateMetric = regexp.MustCompile(`\bzfs_[a-z0-9_]+`)
+	// templateRecord is a recorded series (level:metric:operations) in an
+	// annotation's query; its middle part is no metric of the exporter.
+	templateRecord = regexp.MustCompile(`\b[a-z_]+:[a-z0-9_]+:[a-z0-9_]+`)
+)
 
 // unknownMetrics names, per rule, each metric the rule reads that the
 // exporter does not expose, and each recorded series no rule records.
@@ -360,7 +399,14 @@ func unknownMetrics(t *testing.T, all []testRule, exposed map[string]bool) []str
 		}
 		// Queries and hints in annotations.
 		for _, key := range slices.Sorted(maps.Keys(r.Annotations)) {
-			for _, name := range templateMetric.FindAllString(r.Annotations[key], -1) {
+			text := r.Annotations[key]
+			for _, name := range templateRecord.FindAllString(text, -1) {
+				if !recorded[name] {
+					problems = append(problems, fmt.Sprintf("alert %s: annotation %s reads %s, which no rule records", r.name(), key, name))
+				}
+			}
+			text = templateRecord.ReplaceAllString(text, "")
+			for _, name := range templateMetric.FindAllString(text, -1) {
 				if !exposed[name] {
 					problems = append(problems, fmt.Sprintf("alert %s: annotation %s names %s, which is in no collector/testdata/*.prom", r.name(), key, name))
 				}
@@ -382,7 +428,7 @@ func TestUnknownMetricIsCaught(t *testing.T) {
 	exposed := contract.Exposed(t)
 	fake := []testRule{
 		{Group: "g", Alert: "MadeUp", Expr: `rate(zfs_made_up_total{job="zfs"}[5m]) > 0`,
-			Annotations: map[string]string{"description": "see zfs_also_made_up"}},
+			Annotations: map[string]string{"description": "see zfs_also_made_up", "summary": "{{ `instance:zfs_never_recorded:rate5m + instance:zfs_x:rate5m` | query }}"}},
 		{Group: "g", Record: "instance:zfs_x:rate5m", Expr: `instance:zfs_not_recorded:rate5m + zfs_pool_size_bytes`},
 	}
 	problems := strings.Join(unknownMetrics(t, fake, exposed), "\n")
@@ -390,6 +436,7 @@ func TestUnknownMetricIsCaught(t *testing.T) {
 		"rule MadeUp (group g): metric zfs_made_up_total",
 		"alert MadeUp: annotation description names zfs_also_made_up",
 		"rule instance:zfs_x:rate5m (group g): reads instance:zfs_not_recorded:rate5m",
+		"alert MadeUp: annotation summary reads instance:zfs_never_recorded:rate5m, which no rule records",
 	} {
 		if !strings.Contains(problems, want) {
 			t.Errorf("problems lack %q:\n%s", want, problems)
@@ -397,6 +444,52 @@ func TestUnknownMetricIsCaught(t *testing.T) {
 	}
 	if strings.Contains(problems, "zfs_pool_size_bytes") {
 		t.Errorf("an exposed metric was reported:\n%s", problems)
+	}
+	// A recorded series in a query is checked as one, not as the exporter's
+	// metric its middle part names.
+	if strings.Contains(problems, "names zfs_never_recorded") || strings.Contains(problems, "reads instance:zfs_x:rate5m") {
+		t.Errorf("a recorded series in an annotation was taken for a metric, or a recorded one reported:\n%s", problems)
+	}
+}
+
+// tests/latency.yaml evaluates the latency rule's expression of
+// ZFSVdevSlowDisk itself, where it must pick one slow disk and where it
+// must pick none: its copy there is the generated one, whitespace aside.
+func TestSlowDiskExprIsTested(t *testing.T) {
+	var want string
+	for _, r := range generated(t, config.Default()) {
+		if r.Alert == rules.AlertVdevSlowDisk && r.Labels["signal"] == "latency" {
+			want = parse(t, r).String()
+		}
+	}
+	if want == "" {
+		t.Fatalf("no %s rule with signal=latency", rules.AlertVdevSlowDisk)
+	}
+	const rel = "tests/latency.yaml"
+	data, err := os.ReadFile(filepath.Join("..", rel))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f unitTestFile
+	if err := yaml.Unmarshal(data, &f); err != nil {
+		t.Fatalf("%s: %v", rel, err)
+	}
+	var one, none int
+	for _, group := range f.Tests {
+		for _, c := range group.PromqlExprTest {
+			if parse(t, testRule{Group: rel, Record: "promql_expr_test", Expr: c.Expr}).String() != want {
+				continue
+			}
+			switch len(c.ExpSamples) {
+			case 0:
+				none++
+			case 1:
+				one++
+			}
+		}
+	}
+	if one == 0 || none == 0 {
+		t.Errorf("%s: %d promql_expr_tests of the alert's expression pick one disk and %d none, want at least one of each; the expression is:\n%s", rel, one, none, want)
 	}
 }
 
