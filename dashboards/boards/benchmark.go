@@ -60,7 +60,7 @@ func benchmarkBoard(cfg config.Config) (dashboard.Dashboard, error) {
 		}).
 		SortBy(sortByDesc("started")))
 
-	b.row("Throughput")
+	b.row("Throughput and latency")
 	b.WithPanel(b.timeseries("Pool bandwidth",
 		"Bytes per second each pool read from and wrote to its vdevs: the pool row of zpool iostat, the sum of its top-level vdevs without cache and spares. It counts redundancy: a two-way mirror shows twice what the application wrote, raidz adds parity.",
 		"Bps", 12, 8,
@@ -71,6 +71,16 @@ func benchmarkBoard(cfg config.Config) (dashboard.Dashboard, error) {
 		"iops", 12, 8,
 		q(s.poolRate("zfs_vdev_read_operations_total"), "{{pool}} read"),
 		q(s.poolRate("zfs_vdev_write_operations_total"), "{{pool}} write")))
+	// A run's latency sits beside its throughput: the pool row of zpool
+	// iostat -w, read and write apart (type).
+	for _, wt := range waits {
+		b.WithPanel(b.timeseries("Pool "+wt.name,
+			fmt.Sprintf("How long each pool's reads and writes took %s: the median, the 99th percentile and the mean. The mean reads the histogram's _sum, which counts each I/O at the middle of its bucket, so it is an estimate.", wt.what)+latencyNote,
+			"s", 12, 8,
+			q(s.quantile(0.5, wt.family, "instance, pool, type", s.root()), "{{pool}} {{type}} p50"),
+			q(s.quantile(0.99, wt.family, "instance, pool, type", s.root()), "{{pool}} {{type}} p99"),
+			q(s.mean(wt.family, "instance, pool, type", s.root()), "{{pool}} {{type}} mean")))
+	}
 	b.WithPanel(b.timeseries("Vdev bandwidth",
 		"Bytes per second read and written by each top-level vdev: lines close together mean the layout spreads the load evenly.",
 		"Bps", 12, 8,

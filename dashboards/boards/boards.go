@@ -12,6 +12,7 @@ import (
 	"github.com/grafana/grafana-foundation-sdk/go/cog/variants"
 	"github.com/grafana/grafana-foundation-sdk/go/common"
 	"github.com/grafana/grafana-foundation-sdk/go/dashboard"
+	"github.com/grafana/grafana-foundation-sdk/go/heatmap"
 	"github.com/grafana/grafana-foundation-sdk/go/prometheus"
 	"github.com/grafana/grafana-foundation-sdk/go/stat"
 	"github.com/grafana/grafana-foundation-sdk/go/table"
@@ -140,6 +141,40 @@ func (s sel) poolRate(metric string) string {
 	return fmt.Sprintf("sum by (instance, pool) (%s)", s.vdevRate(metric, s.topLevel(`class!~"cache|spare"`)))
 }
 
+// root selects each pool's own vdev, named after the pool: the first row
+// of zpool iostat -w, -r and -q, whose histograms and queues sum the
+// vdevs under it (cache devices, which are not under it, excluded).
+func (s sel) root() string { return "zfs_vdev_info" + s.pool(`vdev_type="root"`) }
+
+// histRate is the rate of one series of a vdev histogram (a _bucket, _sum
+// or _count), narrowed by match, kept for the vdevs in set (root, topLevel
+// or leaves). The pool, top-level and leaf rows are all exported, so
+// without the set a sum would count each I/O once per level. "and" keeps
+// the histogram's labels, le among them, and takes a set whatever labels
+// its series carry.
+func (s sel) histRate(series, set string, match ...string) string {
+	return fmt.Sprintf("rate(%s%s[$__rate_interval]) and on(instance, pool, vdev) (%s)", series, s.pool(match...), set)
+}
+
+// bucketSum is a vdev histogram's buckets summed by le alone, for a
+// heatmap: one distribution over every vdev in set.
+func (s sel) bucketSum(family, set string, match ...string) string {
+	return fmt.Sprintf("sum by (le) (%s)", s.histRate(family+"_bucket", set, match...))
+}
+
+// quantile is the q-quantile of a vdev histogram, one series per value of
+// the by labels, from the buckets summed by those labels and le.
+func (s sel) quantile(q float64, family, by, set string, match ...string) string {
+	return fmt.Sprintf("histogram_quantile(%g, sum by (%s, le) (%s))", q, by, s.histRate(family+"_bucket", set, match...))
+}
+
+// mean is a vdev histogram's mean over the rate interval, _sum over
+// _count, one series per value of the by labels.
+func (s sel) mean(family, by, set string, match ...string) string {
+	return fmt.Sprintf("sum by (%s) (%s) / sum by (%s) (%s)",
+		by, s.histRate(family+"_sum", set, match...), by, s.histRate(family+"_count", set, match...))
+}
+
 // recorded selects a series of the recording rules (config/records.go);
 // they keep the job and instance labels, so the same selector applies.
 func (s sel) recorded(name string) string { return name + s.pool() }
@@ -149,11 +184,18 @@ type query struct {
 	expr, legend string
 	// table asks for an instant query in table format, for table panels.
 	table bool
+	// heatmap asks for a range query in heatmap format, for heatmap
+	// panels: the data source sorts the series by le and takes from each
+	// bucket the one below it, so that a cell holds its bucket alone.
+	heatmap bool
 }
 
 func q(expr, legend string) query { return query{expr: expr, legend: legend} }
 
 func tq(expr string) query { return query{expr: expr, table: true} }
+
+// hq is a heatmap's query: the rate of a histogram's buckets summed by le.
+func hq(expr string) query { return query{expr: expr, legend: "{{le}}", heatmap: true} }
 
 func (qu query) build(ref string) *prometheus.DataqueryBuilder {
 	b := prometheus.NewDataqueryBuilder().
@@ -164,6 +206,9 @@ func (qu query) build(ref string) *prometheus.DataqueryBuilder {
 		return b.Instant().Format(prometheus.PromQueryFormatTable)
 	}
 	b = b.Range()
+	if qu.heatmap {
+		b = b.Format(prometheus.PromQueryFormatHeatmap)
+	}
 	if qu.legend != "" {
 		b = b.LegendFormat(qu.legend)
 	}
@@ -341,6 +386,37 @@ func (b *board) stacked(title, description, unit string, w, h uint32, qs ...quer
 	return b.timeseries(title, description, unit, w, h, qs...).
 		FillOpacity(40).
 		Stacking(common.NewStackingConfigBuilder().Mode(common.StackingModeNormal))
+}
+
+// heatmap draws a histogram over time from its le buckets as they are
+// (hq), one row of cells per bucket, each cell coloured by the I/Os per
+// second that fell in it; yUnit is the unit of the buckets' bounds.
+// Grafana computes no buckets of its own here, and zero cells stay blank
+// so that the busy buckets stand out.
+func (b *board) heatmap(title, description, yUnit string, w, h uint32, qu query) *heatmap.PanelBuilder {
+	return heatmap.NewPanelBuilder().
+		Id(b.nextID()).
+		Title(title).
+		Description(description).
+		Datasource(datasource()).
+		Unit("iops").
+		Span(w).
+		Height(h).
+		Calculate(false).
+		RowsFrame(heatmap.NewRowsHeatmapOptionsBuilder().Layout(common.HeatmapCellLayoutLe)).
+		YAxis(heatmap.NewYAxisConfigBuilder().Unit(yUnit).AxisPlacement(common.AxisPlacementLeft)).
+		CellValues(heatmap.NewCellValuesBuilder().Unit("iops")).
+		Color(heatmap.NewHeatmapColorOptionsBuilder().
+			Mode(heatmap.HeatmapColorModeScheme).
+			Scheme("Oranges").
+			Fill("dark-orange").
+			Scale(heatmap.HeatmapColorScaleExponential).
+			Exponent(0.5).
+			Steps(64)).
+		FilterValues(heatmap.NewFilterValueRangeBuilder().Le(1e-9)).
+		Tooltip(heatmap.NewHeatmapTooltipBuilder().Mode(common.TooltipDisplayModeSingle).YHistogram(true)).
+		ShowLegend().
+		WithTarget(qu.build(refID(0)))
 }
 
 func (b *board) stat(title, description, unit string, w, h uint32, qs ...query) *stat.PanelBuilder {

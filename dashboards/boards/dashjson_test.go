@@ -27,6 +27,7 @@ type dsRef struct {
 type target struct {
 	RefID      string `json:"refId"`
 	Expr       string `json:"expr"`
+	Format     string `json:"format"`
 	Datasource *dsRef `json:"datasource"`
 }
 

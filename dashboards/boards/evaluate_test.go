@@ -30,47 +30,59 @@ func goldenSeries(t *testing.T) []map[string]string {
 	}
 	var series []map[string]string
 	for _, path := range paths {
-		data, err := os.ReadFile(path)
+		series = append(series, expositionSeries(t, path, filepath.Base(path))...)
+	}
+	return series
+}
+
+// expositionSeries turns one golden exposition into promtool input
+// series of the given instance, as goldenSeries does for each file.
+func expositionSeries(t *testing.T, path, instance string) []map[string]string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var series []map[string]string
+	types := map[string]string{}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 0, 1<<20), 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		if f := strings.Fields(line); len(f) == 4 && f[0] == "#" && f[1] == "TYPE" {
+			types[f[2]] = f[3]
+			continue
+		}
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		m := sample.FindStringSubmatch(line)
+		if m == nil {
+			t.Fatalf("%s: cannot read %q", path, line)
+		}
+		name, lbls, value := m[1], m[2], m[3]
+		kind := types[name]
+		for _, suffix := range []string{"_bucket", "_sum", "_count"} {
+			if base := strings.TrimSuffix(name, suffix); base != name && types[base] != "" {
+				kind = types[base]
+			}
+		}
+		v, err := strconv.ParseFloat(value, 64)
 		if err != nil {
-			t.Fatal(err)
+			t.Fatalf("%s: %q: %v", path, line, err)
 		}
-		types := map[string]string{}
-		sc := bufio.NewScanner(bytes.NewReader(data))
-		sc.Buffer(make([]byte, 0, 1<<20), 1<<20)
-		for sc.Scan() {
-			line := sc.Text()
-			if f := strings.Fields(line); len(f) == 4 && f[0] == "#" && f[1] == "TYPE" {
-				types[f[2]] = f[3]
-				continue
-			}
-			if line == "" || strings.HasPrefix(line, "#") {
-				continue
-			}
-			m := sample.FindStringSubmatch(line)
-			if m == nil {
-				t.Fatalf("%s: cannot read %q", path, line)
-			}
-			name, lbls, value := m[1], m[2], m[3]
-			kind := types[name]
-			for _, suffix := range []string{"_bucket", "_sum", "_count"} {
-				if base := strings.TrimSuffix(name, suffix); base != name && types[base] != "" {
-					kind = types[base]
-				}
-			}
-			v, err := strconv.ParseFloat(value, 64)
-			if err != nil {
-				t.Fatalf("%s: %q: %v", path, line, err)
-			}
-			inst := fmt.Sprintf(`job="zfs", instance=%q`, filepath.Base(path))
-			if lbls != "" {
-				inst = lbls + ", " + inst
-			}
-			values := fmt.Sprintf("%gx30", v)
-			if kind == "counter" || kind == "histogram" || kind == "summary" {
-				values = fmt.Sprintf("%g+1x30", v)
-			}
-			series = append(series, map[string]string{"series": name + "{" + inst + "}", "values": values})
+		inst := fmt.Sprintf(`job="zfs", instance=%q`, instance)
+		if lbls != "" {
+			inst = lbls + ", " + inst
 		}
+		values := fmt.Sprintf("%gx30", v)
+		if kind == "counter" || kind == "histogram" || kind == "summary" {
+			values = fmt.Sprintf("%g+1x30", v)
+		}
+		series = append(series, map[string]string{"series": name + "{" + inst + "}", "values": values})
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatalf("%s: %v", path, err)
 	}
 	return series
 }

@@ -2,6 +2,7 @@ package boards
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/grafana/grafana-foundation-sdk/go/dashboard"
 
@@ -116,5 +117,87 @@ func ioBoard(cfg config.Config) (dashboard.Dashboard, error) {
 		q(fmt.Sprintf(`topk(10, rate(zfs_dataset_read_bytes_total%s[$__rate_interval]))`, s.pool()), "{{dataset}} read"),
 		q(fmt.Sprintf(`topk(10, rate(zfs_dataset_write_bytes_total%s[$__rate_interval]))`, s.pool()), "{{dataset}} write")))
 
+	latencyRow(b)
+
 	return b.Build()
+}
+
+// latencyNote ends the description of every panel that reads the
+// vdev_latency collector: it is off by default, and an empty panel would
+// not say why.
+const latencyNote = " Needs the vdev_latency collector, which is off by default (--collector.vdev_latency)."
+
+// waits are the latency histograms of zpool iostat -w that are kept for
+// reads and writes (label type).
+var waits = []struct{ name, family, what string }{
+	{"disk wait", "zfs_vdev_disk_wait_seconds", "on the disk, from their issue to their completion (zpool iostat -w disk_wait)"},
+	{"total wait", "zfs_vdev_total_wait_seconds", "from their entry in ZFS's queue to their completion, queue and disk together (zpool iostat -w total_wait)"},
+}
+
+// latencyRow is zpool iostat -w, -r and -q: how long I/Os took, how large
+// they were and how many waited, from the vdev_latency collector. The
+// histograms count since the pool's import, so each panel reads their
+// rate: what the last $__rate_interval added.
+func latencyRow(b *board) {
+	s := b.s
+	dirs := []struct{ name, match string }{{"Read", `type="read"`}, {"Write", `type="write"`}}
+
+	b.row("Latency")
+	for _, wt := range waits {
+		for _, d := range dirs {
+			b.WithPanel(b.heatmap(
+				fmt.Sprintf("%s %s", d.name, wt.name),
+				fmt.Sprintf("How long %ss took %s: each column is one moment, each cell the %ss per second in one bucket. The pool rows of zpool iostat -w (log devices included, cache devices not), summed over the pools chosen: choose one pool to see it alone.", strings.ToLower(d.name), wt.what, strings.ToLower(d.name))+latencyNote,
+				"s", 6, 8,
+				hq(s.bucketSum(wt.family, s.root(), d.match))))
+		}
+	}
+
+	top := s.topLevel()
+	for _, d := range dirs {
+		b.WithPanel(b.timeseries(
+			fmt.Sprintf("%s wait p99 per top-level vdev", d.name),
+			fmt.Sprintf("99th percentile of how long %ss took on each top-level vdev (mirror, raidz, draid, single disk, log, cache): on the disk (disk wait) and from ZFS's queue on (total wait). A vdev slower than its siblings holds the pool back; total well above disk means the I/Os waited in ZFS's queues.", strings.ToLower(d.name))+latencyNote,
+			"s", 12, 8,
+			q(s.quantile(0.99, "zfs_vdev_disk_wait_seconds", "instance, pool, vdev", top, d.match), "{{pool}} {{vdev}} disk p99"),
+			q(s.quantile(0.99, "zfs_vdev_total_wait_seconds", "instance, pool, vdev", top, d.match), "{{pool}} {{vdev}} total p99")))
+	}
+
+	leaves := s.leaves()
+	for _, d := range dirs {
+		b.WithPanel(b.timeseries(
+			fmt.Sprintf("%s disk wait per leaf vdev", d.name),
+			fmt.Sprintf("Median and 99th percentile of how long %ss took on each leaf vdev (a disk or file), from its issue to its completion. The disks of one mirror or raidz get much the same work: the one whose lines stand above its siblings' is the slow disk.", strings.ToLower(d.name))+latencyNote,
+			"s", 12, 8,
+			q(s.quantile(0.5, "zfs_vdev_disk_wait_seconds", "instance, pool, vdev", leaves, d.match), "{{pool}} {{vdev}} p50"),
+			q(s.quantile(0.99, "zfs_vdev_disk_wait_seconds", "instance, pool, vdev", leaves, d.match), "{{pool}} {{vdev}} p99")))
+	}
+
+	for _, r := range []struct{ name, match, what string }{
+		{"Individual", `request="individual"`, "as ZFS queued them"},
+		{"Aggregated", `request="aggregated"`, "merged with their neighbours into one larger I/O"},
+	} {
+		b.WithPanel(b.heatmap(
+			r.name+" request sizes",
+			fmt.Sprintf("Sizes of the I/Os ZFS issued %s, every class together (zpool iostat -r): each cell the I/Os per second in one size bucket. The pool rows, summed over the pools chosen.", r.what)+latencyNote,
+			"bytes", 6, 8,
+			hq(s.bucketSum("zfs_vdev_request_size_bytes", s.root(), r.match))))
+	}
+	b.WithPanel(b.timeseries("Mean request size per class",
+		"Mean size of the I/Os of each class (sync and async reads and writes, scrub, trim, rebuild), individual as ZFS queued them and aggregated with their neighbours, for each pool (zpool iostat -r). Aggregated well above individual means ZFS merges small I/Os into larger ones. zpool keeps no sum: each I/O counts at the bottom of its bucket, which is exact for sizes that are powers of two."+latencyNote,
+		"bytes", 12, 8,
+		q(s.mean("zfs_vdev_request_size_bytes", "instance, pool, class, request", s.root()), "{{pool}} {{class}} {{request}}")))
+
+	b.WithPanel(b.stacked("Queued I/Os per class",
+		"I/Os waiting in ZFS's queues of each pool, per class, not yet issued to a disk (zpool iostat -q pend), stacked. A queue that keeps growing means the disks take I/Os slower than they come."+latencyNote,
+		"short", 8, 8,
+		q(fmt.Sprintf("sum by (instance, pool, class) (zfs_vdev_queue_pending%s and on(instance, pool, vdev) (%s))", s.pool(), s.root()), "{{pool}} {{class}}")))
+	b.WithPanel(b.stacked("Active I/Os per class",
+		"I/Os of each pool issued to its disks and not yet completed, per class (zpool iostat -q activ), stacked. ZFS caps them per disk and class (zfs_vdev_*_max_active)."+latencyNote,
+		"short", 8, 8,
+		q(fmt.Sprintf("sum by (instance, pool, class) (zfs_vdev_queue_active%s and on(instance, pool, vdev) (%s))", s.pool(), s.root()), "{{pool}} {{class}}")))
+	b.WithPanel(b.timeseries("Queue wait p99 per class",
+		"99th percentile of how long I/Os of each class waited in ZFS's queue of each pool before their issue to a disk (zpool iostat -w syncq_wait, asyncq_wait, scrub, trim, rebuild)."+latencyNote,
+		"s", 8, 8,
+		q(s.quantile(0.99, "zfs_vdev_queue_wait_seconds", "instance, pool, class", s.root()), "{{pool}} {{class}}")))
 }

@@ -56,6 +56,8 @@ type PanelOptions struct {
 		DisplayName string `json:"displayName"`
 		Desc        bool
 	} `json:"sortBy"`
+	// YAxis of a heatmap: the unit of its buckets' bounds.
+	YAxis *struct{ Unit string } `json:"yAxis"`
 }
 
 // Transformation is a table transformation (merge, organize).

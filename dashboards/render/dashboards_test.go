@@ -18,11 +18,11 @@ func everyLabel(expr string, instant bool) (int, string) {
 	s := []testSeries{
 		{labels("instance", "host:9134", "job", "zfs", "pool", "tank", "vdev", "mirror-0", "parent", "tank", "class", "normal",
 			"vdev_type", "mirror", "device", "sda", "queue", "wait", "path", "zvol", "mode", "user", "family", "zio",
-			"kind", "data", "result", "dirty_delay", "function", "scrub", "state", "online", "dataset", "tank/home"),
+			"kind", "data", "result", "dirty_delay", "function", "scrub", "state", "online", "dataset", "tank/home", "le", "0.001"),
 			func(i int) float64 { return float64(i) }},
 		{labels("instance", "host:9134", "job", "zfs", "pool", "backup", "vdev", "raidz1-0", "parent", "backup", "class", "normal",
 			"vdev_type", "raidz1", "device", "sdb", "queue", "sync", "path", "zpl", "mode", "system", "family", "arc",
-			"kind", "metadata", "result", "wrlog_delay", "function", "resilver", "state", "degraded", "dataset", "backup/db"),
+			"kind", "metadata", "result", "wrlog_delay", "function", "resilver", "state", "degraded", "dataset", "backup/db", "le", "+Inf"),
 			constant(0.5)},
 	}
 	if instant {
@@ -72,7 +72,7 @@ func TestCommittedDashboardsDraw(t *testing.T) {
 				}
 			}
 			for _, g := range root.all(withClass("panel")) {
-				class := map[string]string{"panel-timeseries": "series", "panel-stat": "stat-value", "panel-table": "table-row"}
+				class := map[string]string{"panel-timeseries": "series", "panel-stat": "stat-value", "panel-table": "table-row", "panel-heatmap": "heatmap-cell"}
 				for panelClass, content := range class {
 					if g.hasClass(panelClass) && len(g.all(withClass(content))) == 0 {
 						t.Errorf("%s panel %q has no %s", strings.TrimPrefix(panelClass, "panel-"), g.texts("panel-title"), content)

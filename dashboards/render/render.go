@@ -226,6 +226,8 @@ func (r *renderer) panel(ctx context.Context, p placed) {
 		r.table(ctx, p.panel, content)
 	case "state-timeline", "status-history":
 		r.stateTimeline(ctx, p.panel, content)
+	case "heatmap":
+		r.heatmap(ctx, p.panel, content)
 	default:
 		r.report.NotDrawn = append(r.report.NotDrawn, fmt.Sprintf("%q (type %s)", p.panel.Title, p.panel.Type))
 		r.centered(content, fmt.Sprintf("(panel type %s not drawn)", p.panel.Type), "not-drawn", r.theme.Secondary)

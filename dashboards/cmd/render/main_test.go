@@ -64,7 +64,7 @@ func TestRun(t *testing.T) {
 	if !strings.Contains(stderr.String(), `zfs-pools: panel "Pools not online": query A: bad_data: no`) {
 		t.Errorf("the failed query is not reported:\n%s", stderr.String())
 	}
-	if !strings.Contains(stdout.String(), "zfs-io.svg: 22 panels") {
+	if !strings.Contains(stdout.String(), "zfs-io.svg: 36 panels") {
 		t.Errorf("stdout:\n%s", stdout.String())
 	}
 }
