@@ -1,8 +1,8 @@
 // Command zpool_bench runs a benchmark (dd, fio, bonnie++, dbench,
 // filebench, a file copy...) inside a benchmark window of zpool_exporter,
 // and reports what the pool did during it: bytes moved, average and peak
-// bandwidth of the pool and of each vdev, CPU, ARC hit ratio and pool state,
-// beside the tool's own figures. Runs are saved, and compare puts them side
+// bandwidth of the pool and of each vdev, latency percentiles, CPU, ARC hit
+// ratio and pool state, beside the tool's own figures. Runs are saved, and compare puts them side
 // by side.
 package main
 
@@ -45,7 +45,8 @@ func run(ctx context.Context, args []string, e env) int {
 	app := kingpin.New("zpool_bench", "Runs a benchmark inside a benchmark window of zpool_exporter and reports what the pool did during it; compares runs.\n\n"+
 		"  zpool_bench run --name \"raidz1 ashift=12 lz4\" --pool tank -- fio --name=seq --rw=write --size=4G --directory=/tank\n"+
 		"  zpool_bench compare runs/mirror.json runs/raidz1.json\n\n"+
-		"zpool_exporter must run with --web.enable-benchmark-api (and, where vdev I/O comes from zpool iostat, --zpool.iostat-interval=1s for second-by-second figures).")
+		"zpool_exporter must run with --web.enable-benchmark-api (and, where vdev I/O comes from zpool iostat, --zpool.iostat-interval=1s for second-by-second figures; "+
+		"with --collector.vdev_latency for the latency of the pool and its top-level vdevs).")
 	app.UsageWriter(e.stdout)
 	app.ErrorWriter(e.stderr)
 	app.Version(version.Print("zpool_bench"))

@@ -6,8 +6,10 @@
 package benchmetrics
 
 // Families are the metric families a report reads. Per-pool families carry
-// a pool label; the CPU and ARC families are host-wide.
-var Families = []string{
+// a pool label; the CPU and ARC families are host-wide. Histograms are
+// named by their series, as Prometheus stores them: NAME_bucket (with an
+// le label), NAME_sum and NAME_count.
+var Families = append([]string{
 	"zfs_vdev_info",
 	"zfs_vdev_read_bytes_total",
 	"zfs_vdev_write_bytes_total",
@@ -20,6 +22,27 @@ var Families = []string{
 	"zfs_arc_hits_total",
 	"zfs_arc_misses_total",
 	SourceTime,
+}, LatencyFamilies...)
+
+// The latency histograms of the vdev_latency collector (zpool iostat -w),
+// by type="read" and "write", for the pool's row (vdev named after the
+// pool), its top-level vdevs and its leaves.
+const (
+	// DiskWait is the time an I/O took on the disk.
+	DiskWait = "zfs_vdev_disk_wait_seconds"
+	// TotalWait is the time from an I/O's entry in ZFS's queue to its
+	// completion: the queue and the disk.
+	TotalWait = "zfs_vdev_total_wait_seconds"
+)
+
+// LatencyFamilies are the series of DiskWait and TotalWait, the part of
+// Families a report can do without: the vdev_latency collector is off by
+// default, zfs-fuse and OpenZFS before 0.7 have no zpool iostat -w, and an
+// exporter older than these names does not keep them. A report without
+// them says why its latency figures are missing.
+var LatencyFamilies = []string{
+	DiskWait + "_bucket", DiskWait + "_sum", DiskWait + "_count",
+	TotalWait + "_bucket", TotalWait + "_sum", TotalWait + "_count",
 }
 
 // SourceTime tells when each of the exporter's sources last answered. The

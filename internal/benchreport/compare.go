@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -131,6 +132,29 @@ func Compare(reports []Report) Comparison {
 	counter("pool.read.operations", "pool read ops", "operations", ro, inc)
 	counter("pool.write.operations_per_second", "pool write ops/s", "operations/s", wo, avg)
 	counter("pool.read.operations_per_second", "pool read ops/s", "operations/s", ro, avg)
+	// The pool's latency: writes first, as above, and total wait before
+	// disk wait.
+	for _, dir := range []string{"write", "read"} {
+		for _, k := range latencyKinds {
+			if k.dir != dir {
+				continue
+			}
+			key := "pool." + dir + "." + strings.ReplaceAll(k.wait, " ", "_") + "."
+			label := "pool " + dir + " " + k.wait + " "
+			for _, f := range latencyFigures {
+				figureOrWhy(key+f.key, label+f.label+" ms", "seconds", func(r Report) (float64, bool, string) {
+					if r.Pool.Latency == nil {
+						return 0, false, ""
+					}
+					l := k.get(*r.Pool.Latency)
+					if !l.Available() {
+						return 0, false, l.Unavailable
+					}
+					return f.get(l), true, ""
+				})
+			}
+		}
+	}
 	figure("cpu.busy_ratio", "host CPU busy %", "ratio", func(r Report) (float64, bool) {
 		if r.CPU == nil {
 			return 0, false
@@ -182,6 +206,30 @@ func Compare(reports []Report) Comparison {
 		}
 		figure("workload."+n+".bytes_per_second", n+" MB/s", "bytes/s", get(func(r workload.Result) *float64 { return r.BytesPerSecond }))
 		figure("workload."+n+".operations_per_second", n+" ops/s", "operations/s", get(func(r workload.Result) *float64 { return r.OperationsPerSecond }))
+		// The tool's latency, by measure: fio's clat of one run and lat of
+		// another are different figures.
+		for _, measure := range []string{"clat", "lat"} {
+			of := func(f func(l workload.Latency) (float64, bool)) func(r workload.Result) *float64 {
+				return func(r workload.Result) *float64 {
+					if r.Latency == nil || r.Latency.Measure != measure {
+						return nil
+					}
+					if v, ok := f(*r.Latency); ok {
+						return &v
+					}
+					return nil
+				}
+			}
+			key, label := "workload."+n+"."+measure+"_", n+" "+measure+" "
+			figure(key+"p50_seconds", label+"p50 ms", "seconds", get(of(func(l workload.Latency) (float64, bool) { return l.At(50) })))
+			figure(key+"p99_seconds", label+"p99 ms", "seconds", get(of(func(l workload.Latency) (float64, bool) { return l.At(99) })))
+			figure(key+"mean_seconds", label+"mean ms", "seconds", get(of(func(l workload.Latency) (float64, bool) {
+				if l.MeanSeconds == nil {
+					return 0, false
+				}
+				return *l.MeanSeconds, true
+			})))
+		}
 	}
 	figure("duration_seconds", "duration s", "seconds", func(r Report) (float64, bool) { return r.DurationSeconds, true })
 
@@ -241,17 +289,89 @@ func comparedName(r Report, tool workload.Tool, res workload.Result) string {
 	return n
 }
 
-// formatValue shows a figure in the text formats' units.
-func formatValue(unit string, v float64) string {
-	switch unit {
+// latencyFigures are the figures of a latency a comparison lists.
+var latencyFigures = []struct {
+	key, label string
+	get        func(Latency) float64
+}{
+	{"p50_seconds", "p50", func(l Latency) float64 { return l.P50Seconds }},
+	{"p99_seconds", "p99", func(l Latency) float64 { return l.P99Seconds }},
+	{"mean_seconds", "mean", func(l Latency) float64 { return l.MeanSeconds }},
+}
+
+// formatValue shows a figure of row in the text formats' units: those its
+// label names, ms for latencies.
+func formatValue(row ComparedRow, v float64) string {
+	switch row.Unit {
 	case "bytes", "bytes/s":
 		return fmtMB(v)
 	case "ratio":
 		return strconv.FormatFloat(v*100, 'f', 1, 64)
 	case "operations":
 		return fmtCount(v)
+	case "seconds":
+		if strings.HasSuffix(row.Figure, " ms") {
+			return fmtMS(v)
+		}
 	}
 	return sig(v)
+}
+
+// isPoolLatency tells the rows of the pool's latency.
+func isPoolLatency(key string) bool {
+	return strings.HasPrefix(key, "pool.") && (strings.Contains(key, ".total_wait.") || strings.Contains(key, ".disk_wait."))
+}
+
+// shownRows are the rows the text formats show: the pool's latency rows
+// become one, "pool latency ms", when no run has any of them and each run
+// lacks them all for one reason (the collector was off), which its note
+// then says once.
+func (c Comparison) shownRows() []ComparedRow {
+	var out []ComparedRow
+	var latency []ComparedRow
+	for _, row := range c.Rows {
+		if isPoolLatency(row.Key) {
+			latency = append(latency, row)
+			continue
+		}
+		if len(latency) > 0 {
+			out = append(out, collapseLatency(latency, len(c.Runs))...)
+			latency = nil
+		}
+		out = append(out, row)
+	}
+	return append(out, collapseLatency(latency, len(c.Runs))...)
+}
+
+// collapseLatency is rows, or the one row that stands for them.
+func collapseLatency(rows []ComparedRow, runs int) []ComparedRow {
+	if len(rows) < 2 {
+		return rows
+	}
+	why := func(row ComparedRow, i int) string {
+		if row.Unavailable == nil {
+			return ""
+		}
+		return row.Unavailable[i]
+	}
+	whys := make([]string, runs)
+	for i := range whys {
+		whys[i] = why(rows[0], i)
+	}
+	for _, row := range rows {
+		for i, v := range row.Values {
+			if v != nil || why(row, i) != whys[i] {
+				return rows
+			}
+		}
+	}
+	one := ComparedRow{Key: "pool.latency", Figure: "pool latency ms", Unit: "seconds", Values: make([]*float64, runs), Ratios: make([]*float64, runs)}
+	for _, why := range whys {
+		if why != "" {
+			one.Unavailable = whys
+		}
+	}
+	return []ComparedRow{one}
 }
 
 func (c Comparison) doc() doc {
@@ -280,7 +400,8 @@ func (c Comparison) doc() doc {
 		}
 		t.cols = append(t.cols, column{name: n, right: true, max: colMax})
 	}
-	for _, row := range c.Rows {
+	rows := c.shownRows()
+	for _, row := range rows {
 		cells := []string{row.Figure}
 		if row.Text != nil {
 			cells = append(cells, row.Text...)
@@ -293,7 +414,7 @@ func (c Comparison) doc() doc {
 				s = notAvailable
 			}
 			if v != nil {
-				s = formatValue(row.Unit, *v)
+				s = formatValue(row, *v)
 				if i > 0 {
 					if q := row.Ratios[i]; q != nil {
 						s += " (" + fmtRatio(*q) + ")"
@@ -306,17 +427,17 @@ func (c Comparison) doc() doc {
 		}
 		t.add(false, cells...)
 	}
-	d.blocks = append(d.blocks, block{table: t}, block{lines: c.unavailableNotes()})
+	d.blocks = append(d.blocks, block{table: t}, block{lines: c.unavailableNotes(rows)})
 	return d
 }
 
-// unavailableNotes say, run by run, why figures are n/a.
-func (c Comparison) unavailableNotes() []string {
+// unavailableNotes say, run by run, why the figures of rows are n/a.
+func (c Comparison) unavailableNotes(rows []ComparedRow) []string {
 	var out []string
 	for i, r := range c.Runs {
 		var whys []string
 		figures := map[string][]string{}
-		for _, row := range c.Rows {
+		for _, row := range rows {
 			if row.Unavailable == nil || row.Unavailable[i] == "" {
 				continue
 			}
@@ -327,7 +448,69 @@ func (c Comparison) unavailableNotes() []string {
 			figures[why] = append(figures[why], row.Figure)
 		}
 		for _, why := range whys {
-			out = append(out, fmt.Sprintf("note: %s in run %d (%s), %s: %s", notAvailable, i+1, r.Name, strings.Join(figures[why], " and "), why))
+			out = append(out, fmt.Sprintf("note: %s in run %d (%s), %s: %s", notAvailable, i+1, r.Name, strings.Join(groupLatency(figures[why]), " and "), why))
+		}
+	}
+	return out
+}
+
+// groupLatency names the pool's latency figures of a note by what they
+// share: "pool latency ms" for all twelve, "pool read latency ms" for a
+// direction's six, "pool read total wait p50, p99 and mean ms" for a
+// wait's three. Other figures stay as they are, in their order.
+func groupLatency(figures []string) []string {
+	has := map[string]bool{}
+	for _, f := range figures {
+		has[f] = true
+	}
+	label := func(dir, wait, figure string) string { return "pool " + dir + " " + wait + " " + figure + " ms" }
+	// groups, widest first: the name of each and the figures it stands for.
+	type group struct {
+		name    string
+		figures []string
+	}
+	var all []string
+	var groups []group
+	for _, dir := range []string{"write", "read"} {
+		var ofDir []string
+		for _, k := range latencyKinds {
+			if k.dir != dir {
+				continue
+			}
+			var ofWait []string
+			for _, f := range latencyFigures {
+				ofWait = append(ofWait, label(dir, k.wait, f.label))
+			}
+			groups = append(groups, group{"pool " + dir + " " + k.wait + " p50, p99 and mean ms", ofWait})
+			ofDir = append(ofDir, ofWait...)
+		}
+		groups = append(groups, group{"pool " + dir + " latency ms", ofDir})
+		all = append(all, ofDir...)
+	}
+	groups = append(groups, group{"pool latency ms", all})
+	slices.SortStableFunc(groups, func(a, b group) int { return len(b.figures) - len(a.figures) })
+	named := map[string]string{} // figure -> the group's name it goes under
+	for _, g := range groups {
+		whole := true
+		for _, f := range g.figures {
+			whole = whole && has[f] && named[f] == ""
+		}
+		if whole {
+			for _, f := range g.figures {
+				named[f] = g.name
+			}
+		}
+	}
+	var out []string
+	said := map[string]bool{}
+	for _, f := range figures {
+		name := f
+		if n := named[f]; n != "" {
+			name = n
+		}
+		if !said[name] {
+			said[name] = true
+			out = append(out, name)
 		}
 	}
 	return out

@@ -203,6 +203,7 @@ func reportDoc(r Report) doc {
 			counterOps(v.ReadOps), counterOps(v.WriteOps))
 	}
 	d.blocks = append(d.blocks, block{heading: "Vdevs (MB = 1e6 bytes; averages over the run's duration)", table: vt})
+	d.blocks = append(d.blocks, latencyBlocks(r)...)
 
 	if len(r.Missing) > 0 {
 		d.blocks = append(d.blocks, block{heading: "Missing", lines: r.Missing})
@@ -330,6 +331,9 @@ func workloadLines(r Report) []string {
 		for _, res := range s.Final() {
 			dir := poolDirection(r, s.Tool, res)
 			out = append(out, resultText(s.Tool, res, dir)+" | "+poolSide(r.Pool, dir))
+			if res.Latency != nil {
+				out = append(out, latencyLine(r, s.Tool, res, dir))
+			}
 		}
 		for _, m := range s.Messages {
 			out = append(out, string(s.Tool)+" said: "+m)
@@ -480,9 +484,12 @@ func poolSide(p VdevStats, dir workload.Direction) string {
 //	peak_read_bytes_per_second, peak_write_bytes_per_second: highest rate over a whole sampling interval inside the run
 //	cpu_busy_ratio, engine_cpu_ratio, arc_hit_ratio: pool row only, empty when unknown
 //	peak_read_unavailable, peak_write_unavailable: why the peak's cell is empty (the run is too short for one), else empty
+//	total_wait_read_p50_seconds, total_wait_read_p99_seconds, total_wait_read_mean_seconds, total_wait_read_unavailable,
+//	total_wait_write_..., disk_wait_read_..., disk_wait_write_...: the latency of the pool and of each top-level vdev,
+//	  empty for leaves; where a latency is n/a its figures are empty and _unavailable says why
 //
 // A counter without samples leaves its cells empty.
-var CSVColumns = []string{
+var CSVColumns = append([]string{
 	"run", "run_id", "pool", "layout", "ashift", "compression", "recordsize_bytes",
 	"start", "duration_seconds", "exit_status", "interrupted",
 	"vdev", "type", "class", "parent", "depth",
@@ -491,6 +498,18 @@ var CSVColumns = []string{
 	"peak_read_bytes_per_second", "peak_write_bytes_per_second",
 	"cpu_busy_ratio", "engine_cpu_ratio", "arc_hit_ratio",
 	"peak_read_unavailable", "peak_write_unavailable",
+}, latencyCSVColumns()...)
+
+// latencyCSVColumns are the last columns of WriteCSV: for total wait, then
+// disk wait, reads then writes, the p50, p99 and mean in seconds and why
+// they are n/a.
+func latencyCSVColumns() []string {
+	var out []string
+	for _, k := range latencyKinds {
+		p := strings.ReplaceAll(k.wait, " ", "_") + "_" + k.dir + "_"
+		out = append(out, p+"p50_seconds", p+"p99_seconds", p+"mean_seconds", p+"unavailable")
+	}
+	return out
 }
 
 // WriteCSV writes the report as CSV: the CSVColumns header, then the
@@ -544,6 +563,18 @@ func WriteCSV(w io.Writer, r Report) error {
 			peak(v.ReadBytes), peak(v.WriteBytes),
 			busy, engine, arc,
 			v.ReadBytes.PeakUnavailable, v.WriteBytes.PeakUnavailable,
+		}
+		for _, k := range latencyKinds {
+			if v.Latency == nil {
+				row = append(row, "", "", "", "")
+				continue
+			}
+			l := k.get(*v.Latency)
+			if !l.Available() {
+				row = append(row, "", "", "", l.Unavailable)
+				continue
+			}
+			row = append(row, num(l.P50Seconds), num(l.P99Seconds), num(l.MeanSeconds), "")
 		}
 		if err := cw.Write(row); err != nil {
 			return err

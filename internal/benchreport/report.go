@@ -39,8 +39,8 @@ type Report struct {
 	// Samples is the span of the samples read: from the last sample at
 	// or before the start (the baseline) to the last one after the end
 	// (a few seconds of settling, while ZFS writes out what the workload
-	// left dirty). Byte and operation counts, CPU and ARC figures are
-	// increases over this span.
+	// left dirty). Byte and operation counts, latencies, CPU and ARC
+	// figures are increases over this span.
 	Samples SampleSpan `json:"samples"`
 	// Pool is the pool's own row: the root vdev, named after the pool.
 	Pool VdevStats `json:"pool"`
@@ -83,6 +83,9 @@ type VdevStats struct {
 	WriteBytes Counter `json:"write_bytes"`
 	ReadOps    Counter `json:"read_operations"`
 	WriteOps   Counter `json:"write_operations"`
+	// Latency is the pool's and each top-level vdev's I/O latency over
+	// the sample span; nil for leaves, and in reports saved before it.
+	Latency *VdevLatency `json:"latency,omitempty"`
 }
 
 // ReadShare is the share of the bytes moved that were read, from 0 to 1;
@@ -337,6 +340,7 @@ func Compute(run Run, series []Series) (Report, error) {
 	if root == "" {
 		c.missing("no zfs_vdev_info for pool %q: the vdev tree is unknown, and vdevs are listed by name", run.Pool)
 	}
+	c.latencies(&r)
 
 	for _, m := range ioCounters {
 		if vs := c.absent[m]; len(vs) > 0 {

@@ -1,7 +1,8 @@
 // Package benchreport turns the samples an exporter took during a benchmark
 // window into a report: bytes moved, average and peak bandwidth of the pool
-// and of each vdev, operations, CPU, ARC hit ratio and pool state, beside
-// the benchmark tool's own figures; and puts several runs side by side.
+// and of each vdev, operations, latency percentiles of the pool and its
+// top-level vdevs, CPU, ARC hit ratio and pool state, beside the benchmark
+// tool's own figures; and puts several runs side by side.
 package benchreport
 
 import (

@@ -2,9 +2,11 @@ package benchsource
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -43,13 +45,33 @@ func (s *ExporterSource) get(ctx context.Context, metrics []string, start, end s
 	return toSeries(result), nil
 }
 
-// Fetch reads the samples of q from the history.
+// Fetch reads the samples of q from the history: the latency histograms
+// too where the exporter keeps them, and the rest without them where it
+// is older than they are.
 func (s *ExporterSource) Fetch(ctx context.Context, q Query) ([]benchreport.Series, error) {
 	if q.End.Before(q.Start) {
 		return nil, fmt.Errorf("the end %v is before the start %v", q.End, q.Start)
 	}
-	all, err := s.get(ctx, benchmetrics.Families, formatTime(q.Start), formatTime(q.End))
+	from, to := formatTime(q.Start), formatTime(q.End)
+	var core []string
+	for _, m := range benchmetrics.Families {
+		if !slices.Contains(benchmetrics.LatencyFamilies, m) {
+			core = append(core, m)
+		}
+	}
+	all, err := s.get(ctx, core, from, to)
 	if err != nil {
+		return nil, err
+	}
+	// Asked apart: the history of an exporter older than the latency
+	// families refuses them (400, a metric it does not keep), and the
+	// report is then made without them, saying they are missing.
+	latency, err := s.get(ctx, benchmetrics.LatencyFamilies, from, to)
+	var refused *httpError
+	switch {
+	case err == nil:
+		all = append(all, latency...)
+	case !errors.As(err, &refused) || refused.code != http.StatusBadRequest:
 		return nil, err
 	}
 	var out []benchreport.Series

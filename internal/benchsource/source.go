@@ -146,7 +146,7 @@ func getMatrix(ctx context.Context, client *http.Client, u string) ([]history.Ma
 		if answer.ErrorType != "" {
 			msg = answer.ErrorType + ": " + msg
 		}
-		return nil, fmt.Errorf("HTTP %s: %s", resp.Status, msg)
+		return nil, &httpError{status: resp.Status, code: resp.StatusCode, msg: msg}
 	}
 	if jsonErr != nil {
 		return nil, fmt.Errorf("the answer is not Prometheus API JSON: %w", jsonErr)
@@ -163,6 +163,15 @@ func getMatrix(ctx context.Context, client *http.Client, u string) ([]history.Ma
 	}
 	return data.Result, nil
 }
+
+// httpError is a server's refusal: its HTTP status and what it said.
+type httpError struct {
+	status string
+	code   int
+	msg    string
+}
+
+func (e *httpError) Error() string { return fmt.Sprintf("HTTP %s: %s", e.status, e.msg) }
 
 // checkPool fails when no series of q.Pool was found; pools are the
 // pools seen instead, nil when unknown.

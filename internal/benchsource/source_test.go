@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -18,10 +20,13 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/zpool-exporter/zpool_exporter/collector"
+	"github.com/zpool-exporter/zpool_exporter/internal/benchhost"
 	"github.com/zpool-exporter/zpool_exporter/internal/benchmetrics"
 	"github.com/zpool-exporter/zpool_exporter/internal/benchreport"
 	"github.com/zpool-exporter/zpool_exporter/internal/benchwindow"
 	"github.com/zpool-exporter/zpool_exporter/internal/history"
+	"github.com/zpool-exporter/zpool_exporter/internal/replaytest"
 )
 
 var (
@@ -376,5 +381,189 @@ func TestExporterLatestReport(t *testing.T) {
 		if err != nil || !got.Equal(want) {
 			t.Errorf("with source times %v: LatestReport = %v, %v; want %v", withTimes, got.Sub(start), err, want.Sub(start))
 		}
+	}
+}
+
+// histogramFamily is one histogram of the exporter's latency families as
+// a ConstHistogram gathers: cumulative counts at bounds, no +Inf bucket.
+func histogramFamily(name string, labels []string, bounds []float64, counts []uint64, total uint64, sum float64) *dto.MetricFamily {
+	h := &dto.Histogram{SampleCount: proto.Uint64(total), SampleSum: proto.Float64(sum)}
+	for i, b := range bounds {
+		h.Bucket = append(h.Bucket, &dto.Bucket{UpperBound: proto.Float64(b), CumulativeCount: proto.Uint64(counts[i])})
+	}
+	m := &dto.Metric{Histogram: h}
+	for i := 0; i+1 < len(labels); i += 2 {
+		m.Label = append(m.Label, &dto.LabelPair{Name: proto.String(labels[i]), Value: proto.String(labels[i+1])})
+	}
+	return &dto.MetricFamily{Name: proto.String(name), Type: dto.MetricType_HISTOGRAM.Enum(), Metric: []*dto.Metric{m}}
+}
+
+// latencyHistory is the history of an exporter whose pool tank writes 200
+// I/Os a reading, 150 of them within 1 ms and the rest within 4 ms, and
+// that keeps metrics (an older exporter keeps fewer).
+func latencyHistory(t *testing.T, metrics []string) *httptest.Server {
+	t.Helper()
+	var now time.Time
+	n := uint64(0)
+	rec := history.NewRecorder(history.Options{
+		Metrics:  metrics,
+		Activity: func() (bool, time.Time) { return true, time.Time{} },
+		Now:      func() time.Time { return now },
+		Gather: func(context.Context) ([]*dto.MetricFamily, time.Time, error) {
+			n++
+			v := strconv.FormatUint(n*1000, 10)
+			labels := []string{"pool", "tank", "type", "write", "vdev", "tank"}
+			bounds := []float64{0.000262143, 0.001048575, 0.004194303}
+			return []*dto.MetricFamily{
+				family("zfs_vdev_write_bytes_total", []string{"pool", "tank", "vdev", "tank", v}),
+				histogramFamily(benchmetrics.TotalWait, labels, bounds, []uint64{0, 150 * n, 200 * n}, 200*n, 0.1*float64(n)),
+				histogramFamily(benchmetrics.DiskWait, labels, bounds, []uint64{0, 180 * n, 200 * n}, 200*n, 0.05*float64(n)),
+				histogramFamily(benchmetrics.DiskWait, []string{"pool", "backup", "type", "write", "vdev", "backup"}, bounds, []uint64{0, 0, 0}, 0, 0),
+			}, now, nil
+		},
+	})
+	for now = start.Add(-time.Second); !now.After(end.Add(time.Second)); now = now.Add(10 * time.Second) {
+		rec.SampleOnce(t.Context())
+	}
+	server := httptest.NewServer(history.Handler(rec))
+	t.Cleanup(server.Close)
+	return server
+}
+
+// The history keeps the latency histograms as Prometheus stores them,
+// and a report computed from what the source fetched has the pool's
+// latency over the window.
+func TestExporterReadsLatencyHistograms(t *testing.T) {
+	server := latencyHistory(t, benchmetrics.Families)
+	series, err := Exporter(server.URL, nil).Fetch(t.Context(), Query{Pool: "tank", Start: start, End: end})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var les []string
+	names := map[string]int{}
+	for _, s := range series {
+		names[s.Metric]++
+		if s.Labels["pool"] != "tank" {
+			t.Errorf("%s of pool %q, want tank's only", s.Metric, s.Labels["pool"])
+		}
+		if s.Metric == benchmetrics.TotalWait+"_bucket" {
+			les = append(les, s.Labels["le"])
+		}
+	}
+	slices.Sort(les)
+	if want := []string{"+Inf", "0.000262143", "0.001048575", "0.004194303"}; !slices.Equal(les, want) {
+		t.Errorf("total wait buckets %q, want %q", les, want)
+	}
+	for _, m := range benchmetrics.LatencyFamilies {
+		if want := map[bool]int{true: 4, false: 1}[strings.HasSuffix(m, "_bucket")]; names[m] != want {
+			t.Errorf("%d series of %s, want %d", names[m], m, want)
+		}
+	}
+	// Readings every 10 s from 1 s before the start: 10 in the window, 9
+	// intervals of 200 writes.
+	r, err := benchreport.Compute(benchreport.Run{Name: "latency", Pool: "tank", Start: start, End: end}, series)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := r.Pool.Latency.TotalWait.Write
+	if l.Unavailable != "" || l.Operations != 1800 || math.Abs(l.MeanSeconds-0.9/1800) > 1e-12 {
+		t.Errorf("pool total wait of writes %+v, want 1800 writes at a mean of 0.5 ms", l)
+	}
+	// Rank 900 of 1800: the 900th of the 1350 in (262 µs, 1 ms].
+	if want := 0.000262143 + (0.001048575-0.000262143)*900/1350; math.Abs(l.P50Seconds-want) > 1e-12 {
+		t.Errorf("p50 %v, want %v", l.P50Seconds, want)
+	}
+}
+
+// The history of an exporter older than the latency families refuses
+// them: the report is made without them. Any other failure of that
+// request is one.
+func TestExporterWithoutLatencyHistograms(t *testing.T) {
+	var older []string
+	for _, m := range benchmetrics.Families {
+		if !slices.Contains(benchmetrics.LatencyFamilies, m) {
+			older = append(older, m)
+		}
+	}
+	server := latencyHistory(t, older)
+	series, err := Exporter(server.URL, nil).Fetch(t.Context(), Query{Pool: "tank", Start: start, End: end})
+	if err != nil {
+		t.Fatalf("an exporter without the latency families: %v", err)
+	}
+	if len(series) != 1 || series[0].Metric != "zfs_vdev_write_bytes_total" {
+		t.Errorf("series %+v, want the write counter alone", series)
+	}
+	r, err := benchreport.Compute(benchreport.Run{Name: "latency", Pool: "tank", Start: start, End: end}, series)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if why := r.Pool.Latency.DiskWait.Read.Unavailable; !strings.Contains(why, "the exporter predates them") {
+		t.Errorf("n/a %q, want the reason to name an older exporter", why)
+	}
+
+	failing := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if slices.Contains(r.URL.Query()["metric"], benchmetrics.DiskWait+"_bucket") {
+			http.Error(w, "overloaded", http.StatusServiceUnavailable)
+			return
+		}
+		history.Handler(history.NewRecorder(history.Options{Metrics: benchmetrics.Families, Activity: func() (bool, time.Time) { return false, time.Time{} }})).ServeHTTP(w, r)
+	}))
+	defer failing.Close()
+	_, err = Exporter(failing.URL, nil).Fetch(t.Context(), Query{Pool: "tank", Start: start, End: end})
+	if err == nil || !strings.Contains(err.Error(), "503 Service Unavailable: overloaded") {
+		t.Errorf("the latency request failing: %v, want its error", err)
+	}
+}
+
+// The exporter's own collectors (status, vdev_io and vdev_latency over a
+// host of OpenZFS 2.4's outputs) through the history and this source give
+// a report its latency: the pool's row and its mirrors have their
+// histograms, found under the names the report reads them by. The host's
+// outputs do not change between scrapes, so no I/O completed.
+func TestExporterHistoryOfTheRealCollectors(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "host")
+	if err := benchhost.Write(dir, benchhost.Spec{Pools: 1, Leaves: 4, Version: "2.4"}); err != nil {
+		t.Fatal(err)
+	}
+	shared := collector.NewShared(replaytest.Exporter(t, dir, "status", "vdev_io", "vdev_latency").Gather)
+	rec := history.NewRecorder(history.Options{Gather: shared.Metrics, Metrics: benchmetrics.Families,
+		Activity: func() (bool, time.Time) { return true, time.Time{} }})
+	server := httptest.NewServer(history.Handler(rec))
+	defer server.Close()
+
+	rec.SampleOnce(t.Context())
+	time.Sleep(10 * time.Millisecond)
+	run := benchreport.Run{Name: "idle", Pool: "tank0", Start: time.Now()}
+	time.Sleep(10 * time.Millisecond)
+	run.End = time.Now()
+	time.Sleep(10 * time.Millisecond)
+	rec.SampleOnce(t.Context())
+
+	series, err := Exporter(server.URL, nil).Fetch(t.Context(), Query{Pool: run.Pool, Start: run.Start, End: time.Now()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := benchreport.Compute(run, series)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, v := range append([]benchreport.VdevStats{r.Pool}, r.Vdevs...) {
+		if v.Latency == nil {
+			continue
+		}
+		for what, l := range map[string]benchreport.Latency{
+			"total read": v.Latency.TotalWait.Read, "total write": v.Latency.TotalWait.Write,
+			"disk read": v.Latency.DiskWait.Read, "disk write": v.Latency.DiskWait.Write,
+		} {
+			dir := strings.Fields(what)[1]
+			if l.Samples != 2 || l.Unavailable != "no "+dir+"s completed during the run" {
+				t.Errorf("%s %s: %d samples, n/a %q; want both readings and no I/O", v.Name, what, l.Samples, l.Unavailable)
+			}
+		}
+		got = append(got, v.Name)
+	}
+	if want := []string{"tank0", "mirror-0", "mirror-1"}; !slices.Equal(got, want) {
+		t.Errorf("vdevs with a latency %q, want the pool's row and its top-level vdevs %q", got, want)
 	}
 }

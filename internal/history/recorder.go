@@ -17,13 +17,17 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
+	"math"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/model"
+	"google.golang.org/protobuf/proto"
 )
 
 // Defaults of a Recorder's Options.
@@ -49,7 +53,9 @@ type GatherFunc func(ctx context.Context) (families []*dto.MetricFamily, at time
 type Options struct {
 	// Gather reads the exporter's metrics; required.
 	Gather GatherFunc
-	// Metrics are the names of the families kept; others are dropped.
+	// Metrics are the names of the families kept; others are dropped. A
+	// histogram's are those of its series, as Prometheus names them:
+	// NAME_bucket, NAME_sum and NAME_count, each kept on its own.
 	Metrics []string
 	// Activity tells whether a benchmark window runs and when the last one
 	// ended; required. The recorder reads while a window runs and for
@@ -254,36 +260,42 @@ func (r *Recorder) add(at time.Time, families []*dto.MetricFamily) {
 	}
 	added := 0
 	var key strings.Builder
+	keep := func(name string, labels []*dto.LabelPair, v float64) {
+		key.Reset()
+		seriesKey(&key, name, labels)
+		s := r.series[key.String()]
+		if s == nil {
+			if len(r.series) >= r.opts.MaxSeries {
+				r.droppedSeries++
+				if !r.warnedSeries {
+					r.warnedSeries = true
+					r.opts.Logger.Warn("benchmark history: series limit reached; new series are not kept", "max_series", r.opts.MaxSeries, "metric", name)
+				}
+				return
+			}
+			m := make(map[string]string, len(labels))
+			for _, l := range labels {
+				m[l.GetName()] = l.GetValue()
+			}
+			s = &series{metric: name, labels: m}
+			r.series[key.String()] = s
+		}
+		s.points = append(s.points, point{t, v})
+		added++
+	}
 	for _, mf := range families {
-		if !r.wanted[mf.GetName()] {
+		name := mf.GetName()
+		if isHistogram(mf.GetType()) {
+			r.addHistograms(name, mf.GetMetric(), keep)
+			continue
+		}
+		if !r.wanted[name] {
 			continue
 		}
 		for _, m := range mf.GetMetric() {
-			v, ok := value(mf.GetType(), m)
-			if !ok {
-				continue
+			if v, ok := value(mf.GetType(), m); ok {
+				keep(name, m.GetLabel(), v)
 			}
-			key.Reset()
-			seriesKey(&key, mf.GetName(), m.GetLabel())
-			s := r.series[key.String()]
-			if s == nil {
-				if len(r.series) >= r.opts.MaxSeries {
-					r.droppedSeries++
-					if !r.warnedSeries {
-						r.warnedSeries = true
-						r.opts.Logger.Warn("benchmark history: series limit reached; new series are not kept", "max_series", r.opts.MaxSeries, "metric", mf.GetName())
-					}
-					continue
-				}
-				labels := make(map[string]string, len(m.GetLabel()))
-				for _, l := range m.GetLabel() {
-					labels[l.GetName()] = l.GetValue()
-				}
-				s = &series{metric: mf.GetName(), labels: labels}
-				r.series[key.String()] = s
-			}
-			s.points = append(s.points, point{t, v})
-			added++
 		}
 	}
 	r.readings = append(r.readings, reading{t, added})
@@ -340,7 +352,72 @@ func seriesKey(b *strings.Builder, name string, labels []*dto.LabelPair) {
 	}
 }
 
-// value is a sample's value; histograms and summaries are not kept.
+// isHistogram tells the families whose samples are histograms.
+func isHistogram(t dto.MetricType) bool {
+	return t == dto.MetricType_HISTOGRAM || t == dto.MetricType_GAUGE_HISTOGRAM
+}
+
+// addHistograms keeps the wanted series of a histogram family as
+// Prometheus stores a scrape of them: NAME_bucket with an le label per
+// bucket, +Inf included (the exposition's implicit last bucket, holding
+// every sample), NAME_sum and NAME_count. A report takes their increase
+// over a run, bucket by bucket, as histogram_quantile(increase(...)) does.
+func (r *Recorder) addHistograms(name string, metrics []*dto.Metric, keep func(string, []*dto.LabelPair, float64)) {
+	bucket, sum, count := name+"_bucket", name+"_sum", name+"_count"
+	if !r.wanted[bucket] && !r.wanted[sum] && !r.wanted[count] {
+		return
+	}
+	le := model.BucketLabel
+	for _, m := range metrics {
+		h := m.GetHistogram()
+		if h == nil {
+			continue
+		}
+		total := h.GetSampleCountFloat()
+		if total == 0 {
+			total = float64(h.GetSampleCount())
+		}
+		if r.wanted[bucket] {
+			labels := make([]*dto.LabelPair, len(m.GetLabel()), len(m.GetLabel())+1)
+			copy(labels, m.GetLabel())
+			labels = append(labels, nil)
+			infSeen := false
+			for _, b := range h.GetBucket() {
+				v := b.GetCumulativeCountFloat()
+				if v == 0 {
+					v = float64(b.GetCumulativeCount())
+				}
+				bound := b.GetUpperBound()
+				infSeen = infSeen || math.IsInf(bound, +1)
+				labels[len(labels)-1] = &dto.LabelPair{Name: &le, Value: proto.String(formatBound(bound))}
+				keep(bucket, labels, v)
+			}
+			if !infSeen {
+				labels[len(labels)-1] = &dto.LabelPair{Name: &le, Value: proto.String(formatBound(math.Inf(+1)))}
+				keep(bucket, labels, total)
+			}
+		}
+		if r.wanted[sum] {
+			keep(sum, m.GetLabel(), h.GetSampleSum())
+		}
+		if r.wanted[count] {
+			keep(count, m.GetLabel(), total)
+		}
+	}
+}
+
+// formatBound writes a bucket's upper bound as the text exposition does,
+// so that the history's le labels are those of /metrics: "0.001048575",
+// "1.023e-06", "+Inf".
+func formatBound(f float64) string {
+	if math.IsInf(f, +1) {
+		return "+Inf"
+	}
+	return strconv.FormatFloat(f, 'g', -1, 64)
+}
+
+// value is a sample's value; summaries are not kept, and histograms are
+// kept by addHistograms.
 func value(t dto.MetricType, m *dto.Metric) (float64, bool) {
 	switch t {
 	case dto.MetricType_COUNTER:

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -244,8 +246,9 @@ func TestRunStopsAfterTail(t *testing.T) {
 	}
 }
 
-// Only the named families are kept, histograms never; each sample has the
-// time of its reading; counters, gauges and untyped values are read.
+// Only the named families are kept, a histogram only by the names of its
+// series; each sample has the time of its reading; counters, gauges and
+// untyped values are read.
 func TestKeepsNamedFamiliesAtReadingTimes(t *testing.T) {
 	c, f, w := &clock{now: t0}, &fakeExporter{}, &windows{}
 	f.clock = c
@@ -263,7 +266,7 @@ func TestKeepsNamedFamiliesAtReadingTimes(t *testing.T) {
 		t.Errorf("kept an unnamed family: %+v", got)
 	}
 	if got := r.Query("zfs_scrape_histogram", t0, t0.Add(time.Hour)); len(got) != 0 {
-		t.Errorf("kept a histogram: %+v", got)
+		t.Errorf("kept a histogram by its family's name, which names no series: %+v", got)
 	}
 	got := r.Query("zfs_vdev_write_bytes_total", t0, t0.Add(time.Hour))
 	if len(got) != 2 {
@@ -424,5 +427,100 @@ func TestFailedAndRepeatedReadings(t *testing.T) {
 	r.SampleOnce(t.Context()) // same clock time
 	if st := r.Stats(); st.Failures != 2 || st.Readings != 1 || st.Samples != 5 {
 		t.Errorf("after two readings at one time: %+v; want one kept", st)
+	}
+}
+
+// histogram is a histogram family of one series per labels, holding
+// counts (cumulative, at bounds) and sum, as a ConstHistogram gathers: no
+// +Inf bucket, whose count is the sample count.
+func histogram(name string, labels []string, bounds []float64, counts []uint64, total uint64, sum float64) *dto.MetricFamily {
+	h := &dto.Histogram{SampleCount: proto.Uint64(total), SampleSum: proto.Float64(sum)}
+	for i, b := range bounds {
+		h.Bucket = append(h.Bucket, &dto.Bucket{UpperBound: proto.Float64(b), CumulativeCount: proto.Uint64(counts[i])})
+	}
+	metric := &dto.Metric{Histogram: h}
+	for i := 0; i+1 < len(labels); i += 2 {
+		metric.Label = append(metric.Label, &dto.LabelPair{Name: proto.String(labels[i]), Value: proto.String(labels[i+1])})
+	}
+	return &dto.MetricFamily{Name: proto.String(name), Type: dto.MetricType_HISTOGRAM.Enum(), Metric: []*dto.Metric{metric}}
+}
+
+// A histogram is kept as Prometheus stores it: a _bucket series per bound
+// with its le label as /metrics writes it, the implicit +Inf bucket
+// holding every sample, _sum and _count; only the series named are kept.
+func TestKeepsHistogramsAsPrometheusStoresThem(t *testing.T) {
+	c, w := &clock{now: t0}, &windows{}
+	n := uint64(0)
+	r := NewRecorder(Options{
+		Metrics: []string{"zfs_vdev_disk_wait_seconds_bucket", "zfs_vdev_disk_wait_seconds_count", "zfs_vdev_total_wait_seconds_sum"},
+		Gather: func(context.Context) ([]*dto.MetricFamily, time.Time, error) {
+			n++
+			labels := []string{"pool", "tank", "type", "write", "vdev", "tank"}
+			bounds := []float64{1.023e-06, 0.001048575, 1}
+			return []*dto.MetricFamily{
+				histogram("zfs_vdev_disk_wait_seconds", labels, bounds, []uint64{0, 10 * n, 12 * n}, 13*n, 0.5*float64(n)),
+				histogram("zfs_vdev_total_wait_seconds", labels, bounds, []uint64{0, 8 * n, 12 * n}, 13*n, 0.75*float64(n)),
+			}, c.Now(), nil
+		},
+		Activity: w.Activity, Now: c.Now,
+	})
+	for i := range 2 {
+		c.Set(t0.Add(time.Duration(i) * time.Second))
+		r.SampleOnce(t.Context())
+	}
+	buckets := r.Query("zfs_vdev_disk_wait_seconds_bucket", t0, t0.Add(time.Minute))
+	var got []string
+	for _, s := range buckets {
+		var values []string
+		for _, p := range s.Samples {
+			values = append(values, fmt.Sprint(p.Value))
+		}
+		got = append(got, fmt.Sprintf("%s %v %v", s.Metric, s.Labels, values))
+	}
+	// Sorted by labels, the le values as text: +Inf first.
+	want := []string{
+		"zfs_vdev_disk_wait_seconds_bucket map[le:+Inf pool:tank type:write vdev:tank] [13 26]",
+		"zfs_vdev_disk_wait_seconds_bucket map[le:0.001048575 pool:tank type:write vdev:tank] [10 20]",
+		"zfs_vdev_disk_wait_seconds_bucket map[le:1 pool:tank type:write vdev:tank] [12 24]",
+		"zfs_vdev_disk_wait_seconds_bucket map[le:1.023e-06 pool:tank type:write vdev:tank] [0 0]",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("buckets:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	count := r.Query("zfs_vdev_disk_wait_seconds_count", t0, t0.Add(time.Minute))
+	if len(count) != 1 || len(count[0].Samples) != 2 || count[0].Samples[1].Value != 26 || count[0].Labels["le"] != "" {
+		t.Errorf("disk wait count %+v, want 13 then 26, without le", count)
+	}
+	sum := r.Query("zfs_vdev_total_wait_seconds_sum", t0, t0.Add(time.Minute))
+	if len(sum) != 1 || sum[0].Samples[1].Value != 1.5 {
+		t.Errorf("total wait sum %+v, want 0.75 then 1.5", sum)
+	}
+	for _, unnamed := range []string{"zfs_vdev_disk_wait_seconds_sum", "zfs_vdev_total_wait_seconds_bucket", "zfs_vdev_total_wait_seconds_count"} {
+		if got := r.Query(unnamed, t0, t0.Add(time.Minute)); len(got) != 0 {
+			t.Errorf("kept %s, which was not named: %+v", unnamed, got)
+		}
+	}
+	// 4 buckets and a count of disk wait, a sum of total wait.
+	if s := r.Stats(); s.Series != 6 || s.Samples != 12 {
+		t.Errorf("stats %+v, want 6 series and 12 samples", s)
+	}
+}
+
+// A histogram parsed from a text exposition lists its +Inf bucket: it is
+// kept once, with its own count.
+func TestHistogramWithItsInfBucket(t *testing.T) {
+	c, w := &clock{now: t0}, &windows{}
+	r := NewRecorder(Options{
+		Metrics: []string{"h_bucket"},
+		Gather: func(context.Context) ([]*dto.MetricFamily, time.Time, error) {
+			mf := histogram("h", nil, []float64{0.5, math.Inf(+1)}, []uint64{3, 7}, 9, 1)
+			return []*dto.MetricFamily{mf}, c.Now(), nil
+		},
+		Activity: w.Activity, Now: c.Now,
+	})
+	r.SampleOnce(t.Context())
+	got := r.Query("h_bucket", t0, t0)
+	if len(got) != 2 || got[0].Labels["le"] != "+Inf" || got[0].Samples[0].Value != 7 || got[1].Labels["le"] != "0.5" {
+		t.Errorf("buckets %+v, want 0.5 and the listed +Inf bucket, at 7", got)
 	}
 }

@@ -8,9 +8,12 @@
 //     S seconds, 844.4MB/s") and BSD ("N bytes transferred in S secs (R
 //     bytes/sec)");
 //   - fio: the 3.x text report (per-job "write: IOPS=..., BW=...(io/runtime)"
-//     lines with their latency lines, and the "Run status group" summary
-//     lines "WRITE: bw=..., io=..., run=..."), and the 2.x report ("write:
-//     io=..., bw=..., iops=..., runt=..." and "WRITE: io=..., aggrb=...");
+//     lines with their latency lines and "clat percentiles" blocks, and
+//     the "Run status group" summary lines "WRITE: bw=..., io=...,
+//     run=..."), the 2.x report ("write: io=..., bw=..., iops=...,
+//     runt=..." and "WRITE: io=..., aggrb=..."), and the 3.x JSON report
+//     (--output-format=json or json+: jobs[].read, .write and .trim, with
+//     clat_ns and lat_ns and their percentiles);
 //   - bonnie++: the text report and the CSV line of 1.0x, 1.96/1.97 and
 //     1.98 to 2.00a (human-readable k/m/g units, '+++++' for tests too
 //     fast to measure, blank cells for tests not run);

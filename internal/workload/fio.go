@@ -1,6 +1,7 @@
 package workload
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"regexp"
@@ -26,6 +27,10 @@ var (
 	// "clat (usec): min=10, max=938354, avg=728.89, stdev=21651.15"; the
 	// values may carry an SI suffix ("max=42220k").
 	fioLat = regexp.MustCompile(`^(c?lat) \((nsec|usec|msec|sec)\): min=\s*[0-9.]+[kKMG]?, max=\s*([0-9.]+[kKMG]?), avg=\s*([0-9.]+[kKMG]?),`)
+	// "clat percentiles (usec):", then lines of
+	// "|  1.00th=[  135],  5.00th=[  143], ...".
+	fioPercentiles = regexp.MustCompile(`^(c?lat|slat) percentiles \((nsec|usec|msec|sec)\):$`)
+	fioPercentile  = regexp.MustCompile(`([0-9]+(?:\.[0-9]+)?)th=\[\s*([0-9.]+[kKMG]?)\]`)
 	// "Run status group 0 (all jobs):".
 	fioGroup = regexp.MustCompile(`^Run status group ([0-9]+) `)
 	// fio 3.x: "WRITE: bw=1586MiB/s (1663MB/s), 1586MiB/s-1586MiB/s (...), io=19.5GiB (21.0GB), run=12611-12611msec".
@@ -36,10 +41,13 @@ var (
 
 var fioDirection = map[string]Direction{"read": Read, "write": Write, "READ": Read, "WRITE": Write}
 
-// ParseFio reads fio's text report (the default --output-format=normal).
-// Each job block gives a result per direction ("read", "write", "trim"),
-// with the latency of its "lat" line (submission plus completion), or of
-// its "clat" line when there is no "lat" line. Each "Run status group"
+// ParseFio reads fio's text report (the default --output-format=normal)
+// or its JSON (--output-format=json or json+, see parseFioJSON). Each job
+// block gives a result per direction ("read", "write", "trim"), with the
+// latency of its "lat" line (submission plus completion), or of its
+// "clat" line when there is no "lat" line, and the distribution of its
+// percentiles block: "clat percentiles" (fio's default), else "lat
+// percentiles", with the mean of the same line. Each "Run status group"
 // gives a result per direction ("READ", "WRITE", "TRIM") with the
 // group's aggregate bandwidth, its bytes and its longest job's run time.
 //
@@ -47,7 +55,14 @@ var fioDirection = map[string]Direction{"read": Read, "write": Write, "READ": Re
 // block after a group summary starts the next run. Lines starting with
 // "fio: " and jobs with a non-zero err= are messages.
 func ParseFio(r io.Reader) (Summary, error) {
-	lines, err := readLines(r)
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return Summary{}, err
+	}
+	if at, ok := fioJSONStart(data); ok {
+		return parseFioJSON(data, at)
+	}
+	lines, err := readLines(bytes.NewReader(data))
 	if err != nil {
 		return Summary{}, err
 	}
@@ -57,11 +72,26 @@ func ParseFio(r io.Reader) (Summary, error) {
 	var group *int
 	inSummary := false // after "Run status group" lines of this run
 	op := -1           // index of the current job's last operation in s.Results
+	// means are the clat and lat means of each job result, by index:
+	// the percentiles take the mean of their own measure.
+	means := map[int]map[string]float64{}
+	// percentiles is the measure and unit of the percentiles block being
+	// read, "" outside one.
+	var percentiles, unit string
 	for i, raw := range lines {
 		n := i + 1
 		line := strings.TrimSpace(raw)
-		if strings.HasPrefix(line, `"fio version"`) || fioTerse.MatchString(line) {
-			return Summary{}, fmt.Errorf("line %d: %w: fio JSON or terse output; run fio with --output-format=normal", n, ErrUnsupported)
+		if percentiles != "" {
+			if rest, ok := strings.CutPrefix(line, "|"); ok {
+				if err := addPercentiles(&s.Results[op], percentiles, unit, rest); err != nil {
+					return Summary{}, fmt.Errorf("line %d: %w", n, err)
+				}
+				continue
+			}
+			percentiles = ""
+		}
+		if fioTerse.MatchString(line) {
+			return Summary{}, fmt.Errorf("line %d: %w: fio terse output; run fio with --output-format=normal or json", n, ErrUnsupported)
 		}
 		if strings.HasPrefix(line, "fio: ") {
 			s.Messages = append(s.Messages, line)
@@ -112,13 +142,26 @@ func ParseFio(r io.Reader) (Summary, error) {
 			}
 			continue
 		}
-		if m := fioLat.FindStringSubmatch(line); m != nil && op >= 0 {
-			if m[1] == "clat" && s.Results[op].LatencySeconds != nil {
-				continue
+		if m := fioPercentiles.FindStringSubmatch(line); m != nil && op >= 0 {
+			// clat's are kept over lat's, whichever fio prints first:
+			// fio prints them by default, so runs compare alike.
+			if m[1] != "slat" && (s.Results[op].Latency == nil || m[1] == "clat") {
+				percentiles, unit = m[1], m[2]
+				s.Results[op].Latency = &Latency{Measure: m[1]}
 			}
+			continue
+		}
+		if m := fioLat.FindStringSubmatch(line); m != nil && op >= 0 {
 			avg, err := fioLatency(m[4], m[2])
 			if err != nil {
 				return Summary{}, fmt.Errorf("line %d: %w", n, err)
+			}
+			if means[op] == nil {
+				means[op] = map[string]float64{}
+			}
+			means[op][m[1]] = avg
+			if m[1] == "clat" && s.Results[op].LatencySeconds != nil {
+				continue
 			}
 			maxLat, err := fioLatency(m[3], m[2])
 			if err != nil {
@@ -129,6 +172,20 @@ func ParseFio(r io.Reader) (Summary, error) {
 	}
 	if len(s.Results) == 0 {
 		return Summary{}, noSummary(Fio, "no job results and no group summary", lines, s.Messages)
+	}
+	for i := range s.Results {
+		l := s.Results[i].Latency
+		if l == nil {
+			continue
+		}
+		if len(l.Percentiles) == 0 {
+			// A heading whose lines were cut off.
+			s.Results[i].Latency = nil
+			continue
+		}
+		if mean, ok := means[i][l.Measure]; ok {
+			l.MeanSeconds = &mean
+		}
 	}
 	renumber(s.Results)
 	s.Headline = fioHeadline(s.Final())
@@ -203,6 +260,31 @@ func (f *lineFigures) bytes(num, unit string, legacyBinary bool) *float64 {
 func (f *lineFigures) count(s string) *float64 { return f.keep(count(s)) }
 
 func (f *lineFigures) seconds(num, unit string) *float64 { return f.keep(seconds(num, unit)) }
+
+// addPercentiles reads one line of a percentiles block, the text after
+// its "|" (" 99.00th=[ 1123], 99.50th=[ 1156],"), into res.Latency, of
+// measure in unit.
+func addPercentiles(res *Result, measure, unit, text string) error {
+	l := res.Latency
+	if l == nil || l.Measure != measure {
+		return nil
+	}
+	for _, m := range fioPercentile.FindAllStringSubmatch(text, -1) {
+		pct, err := number(m[1])
+		if err != nil || pct > 100 {
+			return fmt.Errorf("fio %s percentile %q: not a percentage", measure, m[1])
+		}
+		v, err := fioLatency(m[2], unit)
+		if err != nil {
+			return err
+		}
+		if n := len(l.Percentiles); n > 0 && pct <= l.Percentiles[n-1].Percent {
+			return fmt.Errorf("fio %s percentiles out of order: %v after %v", measure, pct, l.Percentiles[n-1].Percent)
+		}
+		l.Percentiles = append(l.Percentiles, Percentile{Percent: pct, Seconds: v})
+	}
+	return nil
+}
 
 // fioLatency reads a latency figure ("728.89", "42220k") in its unit.
 func fioLatency(v, unit string) (float64, error) {

@@ -56,6 +56,16 @@ func fuzzParser(f *testing.F, tool Tool, parse func(io.Reader) (Summary, error))
 					t.Fatalf("%s: %s = %v", r.Name, k, *v)
 				}
 			}
+			if l := r.Latency; l != nil {
+				if len(l.Percentiles) == 0 {
+					t.Fatalf("%s: a latency distribution without percentiles", r.Name)
+				}
+				for i, p := range l.Percentiles {
+					if p.Percent < 0 || p.Percent > 100 || p.Seconds < 0 || math.IsInf(p.Seconds, 0) || i > 0 && p.Percent <= l.Percentiles[i-1].Percent {
+						t.Fatalf("%s: percentiles %v", r.Name, l.Percentiles)
+					}
+				}
+			}
 		}
 	})
 }

@@ -44,7 +44,8 @@ var (
 	// one.
 	ErrNoSummary = errors.New("no benchmark summary")
 	// ErrUnsupported is wrapped by the error for an output format the
-	// package does not read (fio --output-format=json or terse).
+	// package does not read (fio --output-format=terse, or the JSON of
+	// fio before 3.0).
 	ErrUnsupported = errors.New("unsupported output format")
 	// ErrUnknownTool is wrapped by the error of Parse for a tool the
 	// package does not know, and of Detect for output of none of them.
@@ -89,6 +90,9 @@ type Result struct {
 	LatencySeconds      *float64 `json:",omitempty"` // mean
 	MaxLatencySeconds   *float64 `json:",omitempty"`
 	CPURatio            *float64 `json:",omitempty"` // bonnie++ %CP as a ratio (above 1 with several CPUs)
+	// Latency is the distribution whose percentiles the tool printed
+	// (fio's job blocks); nil when it printed none.
+	Latency *Latency `json:",omitempty"`
 
 	// Printed is the result's main figure as the tool printed it:
 	// "885 MB/s", "IOPS=14.3k, BW=1792MiB/s (1879MB/s)", "1.4g/sec",
@@ -96,6 +100,43 @@ type Result struct {
 	Printed string `json:",omitempty"`
 	// Note says why a printed figure is missing from the numbers.
 	Note string `json:",omitempty"`
+}
+
+// Latency is the distribution of the I/O latencies a tool measured, with
+// the percentiles it printed. Its mean and its percentiles are of one
+// measure, so that they can be read together: fio's LatencySeconds is of
+// "lat" where fio printed it, and its percentiles are of "clat" by
+// default.
+type Latency struct {
+	// Measure is what the tool timed, in its words: fio's "clat" (from
+	// submission to completion) or "lat" (from issue to completion,
+	// slat and clat, with lat_percentiles=1 alone).
+	Measure string
+	// Operations is how many I/Os were timed; nil when not printed (fio's
+	// text report).
+	Operations *float64 `json:",omitempty"`
+	// MeanSeconds is the mean of the measure; nil when not printed.
+	MeanSeconds *float64 `json:",omitempty"`
+	// Percentiles are the percentiles printed, in increasing order: fio's
+	// default list is 1, 5, 10, 20 ... 90, 95, 99, 99.5, 99.9, 99.95 and
+	// 99.99 (its percentile_list sets others).
+	Percentiles []Percentile
+}
+
+// Percentile is the latency within which Percent % of the I/Os completed.
+type Percentile struct {
+	Percent float64
+	Seconds float64
+}
+
+// At returns the percent-th percentile, when the tool printed it.
+func (l Latency) At(percent float64) (float64, bool) {
+	for _, p := range l.Percentiles {
+		if p.Percent == percent {
+			return p.Seconds, true
+		}
+	}
+	return 0, false
 }
 
 // Final returns the results of the summary's last report.
