@@ -89,7 +89,7 @@ func TestPrometheusDashboardsAndAlerts(t *testing.T) {
 		"--collector.dataset", "--collector.dataset.snapshot-interval=2s", "--collector.dataset.per-snapshot")
 	// A replay has no disks or CPU to show: those come from the zfs-fuse
 	// exporter.
-	replayArgs := []string{"--zpool.replay-step=4s", "--zpool.iostat-interval=1s", "--no-collector.disk", "--no-collector.cpu"}
+	replayArgs := []string{"--zpool.replay-step=4s", "--zpool.iostat-interval=1s", "--no-collector.disk", "--no-collector.cpu", "--collector.vdev_latency"}
 	replay23 := e2e.Start(t, exporterBin, nil, append([]string{"--zpool.replay-dir=" + capturesReplay}, replayArgs...)...)
 	replayGuest := e2e.Start(t, exporterBin, nil, append([]string{"--zpool.replay-dir=" + guestReplay}, replayArgs...)...)
 	// That capture holds zpool status and nothing else.
