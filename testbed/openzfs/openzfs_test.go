@@ -87,6 +87,7 @@ exit $rc
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Minute)
 	defer cancel()
 	walkBegan := time.Now()
+	// zd24 is the slow disk of the slow-disk scenario's raidz.
 	// zd18 and zd19 receive the resilver of mir and the rebuild of r10's
 	// mirror-1: writes to them throttled to 1 and 2 MiB/s keep those
 	// running for about a minute, long enough to watch. (Throttling reads
@@ -97,8 +98,9 @@ exit $rc
 	// CPUs then leaves no time to anything else, exporter included, where
 	// a real server has more cores.
 	cmd := exec.CommandContext(ctx, "bash", "run-job.sh", "--image", image, "--job", job,
-		"--disks", "21", "--disk-size", "1G", "--timeout", "2700", "--cpus", "4",
-		"--disk-opt", "zd18:throttling.bps-total=1048576", "--disk-opt", "zd19:throttling.bps-total=2097152")
+		"--disks", "24", "--disk-size", "1G", "--timeout", "2700", "--cpus", "4",
+		"--disk-opt", "zd18:throttling.bps-total=1048576", "--disk-opt", "zd19:throttling.bps-total=2097152",
+		"--disk-opt", "zd24:throttling.bps-total=2097152")
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err = cmd.Run()
@@ -122,9 +124,12 @@ exit $rc
 		}
 		t.Run("promtool "+filepath.Base(p), func(t *testing.T) { e2e.PromtoolCheck(t, string(data)) })
 	}
+	keep := ""
 	if dir := os.Getenv("ZPE_CAPTURES"); dir != "" {
-		keepCaptures(t, filepath.Join(job, "captures"), filepath.Join(dir, "openzfs-"+version))
+		keep = filepath.Join(dir, "openzfs-"+version)
+		keepCaptures(t, filepath.Join(job, "captures"), keep)
 	}
+	t.Run("slow-disk alert", func(t *testing.T) { checkSlowDisk(t, filepath.Join(job, "expositions"), version, keep) })
 }
 
 // buildImage runs the image build, which reuses a cached image whose

@@ -590,6 +590,8 @@ func TestWalk(t *testing.T) {
 		}
 	})
 
+	t.Run("slow disk", func(t *testing.T) { slowDisk(t, mnt) })
+
 	t.Run("offline gives degraded", func(t *testing.T) {
 		zpool(t, "offline", "r10", disk(4))
 		m := e.Scrape(t)
