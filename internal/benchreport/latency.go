@@ -89,6 +89,15 @@ func (l Latency) MarshalJSON() ([]byte, error) {
 // Available tells whether l has figures.
 func (l Latency) Available() bool { return l.Unavailable == "" }
 
+// of gives the total wait and the disk wait of one direction, "read" or
+// "write".
+func (v VdevLatency) of(dir string) (total, disk Latency) {
+	if dir == "write" {
+		return v.TotalWait.Write, v.DiskWait.Write
+	}
+	return v.TotalWait.Read, v.DiskWait.Read
+}
+
 // latencyKind names one of a VdevLatency's figures.
 type latencyKind struct {
 	wait string // "disk wait", "total wait"
@@ -282,10 +291,7 @@ func latencyBlocks(r Report) []block {
 			if i == 0 {
 				name = strings.Repeat("  ", v.Depth) + v.Name
 			}
-			total, disk := v.Latency.TotalWait.Read, v.Latency.DiskWait.Read
-			if dir == "write" {
-				total, disk = v.Latency.TotalWait.Write, v.Latency.DiskWait.Write
-			}
+			total, disk := v.Latency.of(dir)
 			ops := "-"
 			if total.Samples > 1 {
 				ops = fmtCount(total.Operations)
@@ -399,10 +405,7 @@ func latencyLine(r Report, tool workload.Tool, res workload.Result, dir workload
 		if r.Pool.Latency == nil {
 			return "pool " + d + " latency unknown"
 		}
-		total, disk := r.Pool.Latency.TotalWait.Read, r.Pool.Latency.DiskWait.Read
-		if d == "write" {
-			total, disk = r.Pool.Latency.TotalWait.Write, r.Pool.Latency.DiskWait.Write
-		}
+		total, disk := r.Pool.Latency.of(d)
 		if !total.Available() && !disk.Available() {
 			return "pool " + d + " latency " + notAvailable
 		}

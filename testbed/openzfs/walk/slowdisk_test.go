@@ -152,7 +152,7 @@ func keepWriting(dir string, stop <-chan struct{}) error {
 	}
 }
 
-// keepText saves an exposition beside keepExposition's.
+// keepText saves an exposition for `promtool check metrics` on the host.
 func keepText(t *testing.T, name, text string) {
 	t.Helper()
 	if *expositions == "" {

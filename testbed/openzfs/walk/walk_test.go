@@ -40,14 +40,8 @@ var (
 // guest does not have.
 func keepExposition(t *testing.T, e *e2e.Exporter, name string) {
 	t.Helper()
-	if *expositions == "" {
-		return
-	}
-	if err := os.MkdirAll(*expositions, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(*expositions, name+".prom"), []byte(e.ScrapeText(t)), 0o644); err != nil {
-		t.Fatal(err)
+	if *expositions != "" {
+		keepText(t, name, e.ScrapeText(t))
 	}
 }
 
