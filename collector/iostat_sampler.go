@@ -21,8 +21,10 @@ import (
 // one interval; rate times interval, summed, is the counter. The first
 // report of a stream, and the first report a pool appears in, average
 // since import and are skipped. Counters survive restarts of the stream
-// (the intervals in between are lost) and start at 0 when the exporter
-// starts, which Prometheus's rate() handles like any counter reset.
+// and start at 0 when the exporter starts, which Prometheus's rate()
+// handles like any counter reset. A restart to pick up a new pool loses
+// nothing (see runStream); a stream that ends on its own loses the time
+// until the next one has counted an interval.
 type IostatSampler struct {
 	streamSampler
 
@@ -33,14 +35,19 @@ type IostatSampler struct {
 	restart chan struct{} // Expect asks the stream to start again
 
 	// Guarded by mu.
-	pools   map[string]*sampledPool
-	missing map[string]time.Time // pools status shows but the stream does not, since when
+	pools      map[string]*sampledPool
+	missing    map[string]time.Time // pools status shows but the stream does not, since when
+	generation int                  // of the newest stream
 }
 
 type sampledPool struct {
 	// rows holds the last report's layout, with cumulative operations and
 	// bytes in place of the rates.
 	rows []zpool.IostatRow
+	// until is the end of the last interval counted, by the stream of
+	// generation by.
+	until time.Time
+	by    int
 }
 
 // NewIostatSampler returns a sampler; Run starts it.
@@ -95,43 +102,125 @@ func formatSeconds(d time.Duration) string {
 	return strconv.FormatFloat(d.Seconds(), 'f', -1, 64)
 }
 
+// runStream runs the stream until it ends or ctx does. When Expect asks
+// for a restart, the next stream starts beside it, and it ends only once
+// the next has counted an interval: a stream's first report averages since
+// import and counts nothing, so stopping first would lose the I/O of a
+// restart's delay and a whole interval, a short benchmark's all.
 func (s *IostatSampler) runStream(ctx context.Context, args []string) error {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	out, err := s.stream(ctx, s.zpool, args...)
+	cur, err := s.open(ctx, args)
 	if err != nil {
 		return err
 	}
-	defer func() {
-		if err := out.Close(); err != nil {
-			s.logger.Warn("zpool iostat was killed but has not exited (stuck in the kernel on a suspended pool?); no stream starts again until it does", "err", err)
-		}
-	}()
 	s.setRunning(true)
 	defer s.setRunning(false)
-	go func() {
-		select {
-		case <-s.restart:
-			s.logger.Info("restarting zpool iostat stream to pick up new pools")
-			cancel()
-		case <-ctx.Done():
-		}
+	var next *zpoolStream
+	defer func() {
+		s.close(cur)
+		s.close(next)
 	}()
-	if err := s.consume(out); err != nil {
-		return err
+	for {
+		restart, nextCounted, nextEnded := s.restart, (<-chan struct{})(nil), (<-chan struct{})(nil)
+		if next != nil {
+			restart, nextCounted, nextEnded = nil, next.counted, next.done
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-cur.done:
+			if next == nil {
+				if cur.err != nil {
+					return cur.err
+				}
+				return io.EOF
+			}
+			s.close(cur)
+			cur, next = next, nil
+		case <-restart:
+			s.logger.Info("starting a second zpool iostat stream to pick up new pools; the first ends once the second has counted an interval")
+			if next, err = s.open(ctx, args); err != nil {
+				s.logger.Warn("cannot start a second zpool iostat stream; the first goes on", "err", err)
+			}
+		case <-nextCounted:
+			s.close(cur)
+			cur, next = next, nil
+		case <-nextEnded:
+			s.logger.Warn("the second zpool iostat stream ended before it counted an interval; the first goes on", "err", next.err)
+			s.close(next)
+			next = nil
+		}
 	}
-	return io.EOF
 }
 
-// consume integrates the reports of one stream until it ends.
-func (s *IostatSampler) consume(out io.Reader) error {
+// zpoolStream is one running `zpool iostat -v INTERVAL` and the
+// goroutine that integrates its reports.
+type zpoolStream struct {
+	generation int
+	cancel     context.CancelFunc
+	out        io.ReadCloser
+	counted    chan struct{} // closed once the stream has counted an interval
+	done       chan struct{} // closed when the integration ends, err set
+	err        error
+}
+
+// open starts a stream and integrates its reports in the background.
+func (s *IostatSampler) open(ctx context.Context, args []string) (*zpoolStream, error) {
+	s.mu.Lock()
+	generation := s.generation + 1
+	s.mu.Unlock()
+	if generation%2 == 0 {
+		// The runner starts one process per command line: every other
+		// stream asks for a count of reports that no run reaches, so that
+		// it may run beside the one before.
+		args = append(slices.Clip(args), neverReached)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	out, err := s.stream(ctx, s.zpool, args...)
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	s.mu.Lock()
+	s.generation = generation
+	s.mu.Unlock()
+	st := &zpoolStream{generation: generation, cancel: cancel, out: out, counted: make(chan struct{}), done: make(chan struct{})}
+	go func() {
+		defer close(st.done)
+		st.err = s.integrate(out, st.generation, st.counted)
+	}()
+	return st, nil
+}
+
+// neverReached is a count of reports, 68 years at one a second, that every
+// zpool reads as a number.
+const neverReached = "2147483647"
+
+// close ends a stream's process and waits for its integration to end.
+func (s *IostatSampler) close(st *zpoolStream) {
+	if st == nil {
+		return
+	}
+	st.cancel()
+	if err := st.out.Close(); err != nil {
+		s.logger.Warn("zpool iostat was killed but has not exited (stuck in the kernel on a suspended pool?); no stream starts again until it does", "err", err)
+	}
+	<-st.done
+}
+
+// integrate adds the reports of the stream of the given generation to the
+// counters until it ends, and closes counted after its second report, the
+// first that counts.
+func (s *IostatSampler) integrate(out io.Reader, generation int, counted chan<- struct{}) error {
 	seen := map[string]bool{}
 	sc := zpool.NewIostatScanner(out)
 	var prev time.Time
-	for sc.Scan() {
+	for reports := 1; sc.Scan(); reports++ {
 		now := s.now()
-		s.add(sc.Report(), seen, now, s.covered(prev, now))
+		s.add(sc.Report(), generation, seen, now, s.covered(prev, now))
 		prev = now
+		if reports == 2 && counted != nil {
+			close(counted)
+		}
 	}
 	return sc.Err()
 }
@@ -152,10 +241,13 @@ func (s *IostatSampler) covered(prev, now time.Time) float64 {
 	return s.interval.Seconds()
 }
 
-// add integrates one report, whose rates cover secs seconds and which
-// arrived at at. seen tells which pools this stream has
-// already printed: a pool's first report averages since import.
-func (s *IostatSampler) add(r zpool.IostatReport, seen map[string]bool, at time.Time, secs float64) {
+// add integrates one report of the stream of the given generation, whose
+// rates cover secs seconds and which arrived at at. seen tells which pools
+// this stream has already printed: a pool's first report averages since
+// import. While two streams run, each counts only the part of its interval
+// after the other's last report of the pool, and only the newer forgets
+// pools it does not print.
+func (s *IostatSampler) add(r zpool.IostatReport, generation int, seen map[string]bool, at time.Time, secs float64) {
 	byPool := map[string][]zpool.IostatRow{}
 	var order []string
 	for _, row := range r.Rows {
@@ -168,7 +260,7 @@ func (s *IostatSampler) add(r zpool.IostatReport, seen map[string]bool, at time.
 	defer s.mu.Unlock()
 	s.lastReport = at
 	for name := range s.pools {
-		if _, ok := byPool[name]; !ok {
+		if _, ok := byPool[name]; !ok && generation == s.generation {
 			delete(s.pools, name) // exported or destroyed
 		}
 	}
@@ -183,21 +275,29 @@ func (s *IostatSampler) add(r zpool.IostatReport, seen map[string]bool, at time.
 		case !sameLayout(p.rows, rows):
 			// A disk replaced, a log added: the vdevs still in their place
 			// keep counting, new ones start at 0.
-			p = &sampledPool{rows: carryOver(p.rows, rows)}
+			p = &sampledPool{rows: carryOver(p.rows, rows), until: p.until, by: p.by}
 			s.pools[name] = p
 		}
 		if !seen[name] {
 			seen[name] = true
 			continue
 		}
+		span := secs
+		if p.by != generation && !p.until.IsZero() {
+			span = min(secs, max(0, at.Sub(p.until).Seconds()))
+		}
 		for i, row := range rows {
 			acc := &p.rows[i]
-			acc.ReadOps += row.ReadOps * secs
-			acc.WriteOps += row.WriteOps * secs
-			acc.ReadBytes += row.ReadBytes * secs
-			acc.WriteBytes += row.WriteBytes * secs
+			acc.ReadOps += row.ReadOps * span
+			acc.WriteOps += row.WriteOps * span
+			acc.ReadBytes += row.ReadBytes * span
+			acc.WriteBytes += row.WriteBytes * span
 			acc.Alloc, acc.Free = row.Alloc, row.Free
 		}
+		if at.After(p.until) {
+			p.until = at
+		}
+		p.by = generation
 	}
 }
 

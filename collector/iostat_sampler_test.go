@@ -23,6 +23,12 @@ func newTestSampler(interval time.Duration) *IostatSampler {
 	return s
 }
 
+// consume integrates a stream as the newest stream would, and returns
+// when it ends.
+func (s *IostatSampler) consume(out io.Reader) error {
+	return s.integrate(out, s.generation, nil)
+}
+
 func leafWrite(t *testing.T, s *IostatSampler, pool, leaf string) float64 {
 	t.Helper()
 	rows, ok := s.Counters(pool)
@@ -217,5 +223,110 @@ func TestSamplerRunEndsItsStream(t *testing.T) {
 	}
 	if !strings.Contains(log.String(), "has not exited") || !strings.Contains(log.String(), "process group 42") {
 		t.Errorf("log does not tell of the process that could not be ended:\n%s", &log)
+	}
+}
+
+// pipeStreams is a StreamFunc whose streams the test writes, handed out on
+// the channel as they start; a stream's pipe breaks when its process would
+// be killed.
+func pipeStreams() (StreamFunc, <-chan *pipeStream) {
+	started := make(chan *pipeStream, 2)
+	return func(ctx context.Context, name string, args ...string) (io.ReadCloser, error) {
+		pr, pw := io.Pipe()
+		go func() {
+			<-ctx.Done()
+			pw.CloseWithError(ctx.Err())
+		}()
+		started <- &pipeStream{ctx: ctx, w: pw, line: runner.CommandLine(name, args...)}
+		return pr, nil
+	}, started
+}
+
+type pipeStream struct {
+	ctx  context.Context
+	w    *io.PipeWriter
+	line string
+}
+
+// When a new pool makes the sampler start its stream again, the I/O of
+// the switch still counts: the old stream goes on until the new one has
+// counted an interval, and each counts only the time the other has not.
+// Stopping the old one first lost a restart's delay and a whole interval,
+// all of a short benchmark's writes.
+func TestSamplerHandsOverToTheNextStreamWithoutLosingTime(t *testing.T) {
+	f := sample.MustRead(t, "../internal/zfs/zpool/testdata/zfs-fuse/interval__iostat-v-1-3.txt")
+	blocks := strings.SplitAfter(string(f.Body), "-----\n\n")
+	report := blocks[1] // m1 writes 12.4M a second
+	const leaf = "/var/tmp/zfs-fuse-capture/m1"
+	refuse := runnerFunc(func(ctx context.Context, name string, args ...string) ([]byte, error) {
+		return nil, &runner.Error{Command: runner.CommandLine(name, args...), ExitCode: 2, Err: errors.New("exit status 2")}
+	})
+	stream, started := pipeStreams()
+	s := NewIostatSampler("zpool", time.Second, stream, refuse, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	var clock atomic.Int64
+	s.now = func() time.Time { return testNow.Add(time.Duration(clock.Load())) }
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		s.Run(ctx)
+	}()
+	defer func() {
+		cancel()
+		<-done
+	}()
+	s.Need()
+	next := func() *pipeStream {
+		t.Helper()
+		select {
+		case st := <-started:
+			return st
+		case <-time.After(5 * time.Second):
+			t.Fatal("no stream started")
+			return nil
+		}
+	}
+	// write prints a report at the given second and waits until it is
+	// integrated; a stream already ended takes nothing.
+	write := func(st *pipeStream, at float64) {
+		t.Helper()
+		clock.Store(int64(at * float64(time.Second)))
+		if _, err := io.WriteString(st.w, report); err != nil {
+			t.Logf("the report at %.1f s found its stream ended: %v", at, err)
+			return
+		}
+		deadline := time.Now().Add(5 * time.Second)
+		for last, _ := s.LastReport(); !last.Equal(s.now()); last, _ = s.LastReport() {
+			if time.Now().After(deadline) {
+				t.Fatalf("the report at %.1f s was not integrated", at)
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}
+
+	first := next()
+	write(first, 0) // since import: counts nothing
+	write(first, 1)
+	s.Expect([]string{"cmirror", "cnew"}) // cnew is missing from the stream
+	write(first, 2)
+	write(first, 3)
+	clock.Store(int64(4500 * time.Millisecond))
+	s.Expect([]string{"cmirror", "cnew"}) // missing for more than three intervals
+	second := next()
+	// The runner starts one process per command line.
+	if first.line == second.line || !strings.HasPrefix(second.line, "zpool iostat -v 1") {
+		t.Errorf("streams %q and %q: want two lines of zpool iostat -v 1", first.line, second.line)
+	}
+	write(second, 4.6) // since import: counts nothing
+	write(first, 5)
+	write(second, 5.6) // counts 5 s to 5.6 s, the part the first has not
+	select {
+	case <-first.ctx.Done():
+	case <-time.After(5 * time.Second):
+		t.Fatal("the first stream was not ended once the second had counted an interval")
+	}
+	write(second, 6.6)
+	if got, want := leafWrite(t, s, "cmirror", leaf), 12.4*(1<<20)*6.6; math.Abs(got-want) > 1 {
+		t.Errorf("m1 write bytes = %.0f, want %.0f: 6.6 s at 12.4M/s; %.2f s were lost or counted twice", got, want, (want-got)/(12.4*(1<<20)))
 	}
 }
