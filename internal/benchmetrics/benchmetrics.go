@@ -5,6 +5,8 @@
 // and the workload parsers.
 package benchmetrics
 
+import dto "github.com/prometheus/client_model/go"
+
 // Families are the metric families a report reads. Per-pool families carry
 // a pool label; the CPU and ARC families are host-wide. Histograms are
 // named by their series, as Prometheus stores them: NAME_bucket (with an
@@ -36,8 +38,8 @@ const (
 )
 
 // LatencyFamilies are the series of DiskWait and TotalWait, the part of
-// Families a report can do without: the vdev_latency collector is off by
-// default, zfs-fuse and OpenZFS before 0.7 have no zpool iostat -w, and an
+// Families a report can do without: the vdev_latency collector may be
+// turned off, zfs-fuse and OpenZFS before 0.7 have no zpool iostat -w, and an
 // exporter older than these names does not keep them. A report without
 // them says why its latency figures are missing.
 var LatencyFamilies = []string{
@@ -57,3 +59,49 @@ const SourceTime = "zfs_exporter_source_last_success_timestamp_seconds"
 // IOSources are the sources of the vdev I/O counters, as SourceTime's
 // source label names them.
 var IOSources = []string{"zpool_iostat_stream", "zpool_vdev_properties"}
+
+// TopLevelLatency selects, of a reading's latency series, those of each
+// pool's own row and its top-level vdevs: a report reads no others, and a
+// leaf's 64 latency series would be five in six of all the history keeps
+// of it. The vdevs' places come from zfs_vdev_info in the same reading;
+// without it every series is kept.
+func TopLevelLatency(families []*dto.MetricFamily) func(metric string, labels []*dto.LabelPair) bool {
+	topLevel := map[[2]string]bool{}
+	for _, mf := range families {
+		if mf.GetName() != "zfs_vdev_info" {
+			continue
+		}
+		for _, m := range mf.GetMetric() {
+			pool, vdev, parent := label(m.GetLabel(), "pool"), label(m.GetLabel(), "vdev"), label(m.GetLabel(), "parent")
+			if vdev == pool || parent == pool {
+				topLevel[[2]string{pool, vdev}] = true
+			}
+		}
+	}
+	if len(topLevel) == 0 {
+		return nil
+	}
+	return func(metric string, labels []*dto.LabelPair) bool {
+		if !latency[metric] {
+			return true
+		}
+		return topLevel[[2]string{label(labels, "pool"), label(labels, "vdev")}]
+	}
+}
+
+var latency = func() map[string]bool {
+	m := map[string]bool{}
+	for _, name := range LatencyFamilies {
+		m[name] = true
+	}
+	return m
+}()
+
+func label(labels []*dto.LabelPair, name string) string {
+	for _, l := range labels {
+		if l.GetName() == name {
+			return l.GetValue()
+		}
+	}
+	return ""
+}

@@ -57,6 +57,11 @@ type Options struct {
 	// histogram's are those of its series, as Prometheus names them:
 	// NAME_bucket, NAME_sum and NAME_count, each kept on its own.
 	Metrics []string
+	// Select, when set, is given each reading and returns which of its
+	// series of the kept families to keep; nil keeps them all. The
+	// exporter keeps the latency histograms of pools and top-level vdevs
+	// only, the ones a report reads.
+	Select func(families []*dto.MetricFamily) func(metric string, labels []*dto.LabelPair) bool
 	// Activity tells whether a benchmark window runs and when the last one
 	// ended; required. The recorder reads while a window runs and for
 	// Tail after the last end.
@@ -259,8 +264,15 @@ func (r *Recorder) add(at time.Time, families []*dto.MetricFamily) {
 		return
 	}
 	added := 0
+	var selected func(string, []*dto.LabelPair) bool
+	if r.opts.Select != nil {
+		selected = r.opts.Select(families)
+	}
 	var key strings.Builder
 	keep := func(name string, labels []*dto.LabelPair, v float64) {
+		if selected != nil && !selected(name, labels) {
+			return
+		}
 		key.Reset()
 		seriesKey(&key, name, labels)
 		s := r.series[key.String()]

@@ -524,3 +524,54 @@ func TestHistogramWithItsInfBucket(t *testing.T) {
 		t.Errorf("buckets %+v, want 0.5 and the listed +Inf bucket, at 7", got)
 	}
 }
+
+// Select is asked with each reading, and the series it refuses are not
+// kept: the exporter keeps the latency of pools and top-level vdevs only.
+func TestSelectChoosesSeriesByReading(t *testing.T) {
+	c, w := &clock{now: t0}, &windows{}
+	bounds := []float64{0.001, 1}
+	var asked int
+	r := NewRecorder(Options{
+		Metrics: []string{"zfs_vdev_disk_wait_seconds_bucket", "zfs_vdev_disk_wait_seconds_count"},
+		Gather: func(context.Context) ([]*dto.MetricFamily, time.Time, error) {
+			return []*dto.MetricFamily{
+				histogram("zfs_vdev_disk_wait_seconds", []string{"pool", "tank", "vdev", "tank"}, bounds, []uint64{1, 2}, 3, 0.1),
+				histogram("zfs_vdev_disk_wait_seconds", []string{"pool", "tank", "vdev", "sda"}, bounds, []uint64{1, 2}, 3, 0.1),
+			}, c.Now(), nil
+		},
+		Select: func(families []*dto.MetricFamily) func(string, []*dto.LabelPair) bool {
+			asked++
+			if len(families) != 2 {
+				t.Errorf("Select was given %d families, want the reading's two", len(families))
+			}
+			return func(metric string, labels []*dto.LabelPair) bool {
+				for _, l := range labels {
+					if l.GetName() == "vdev" {
+						return l.GetValue() != "sda" || metric == "zfs_vdev_disk_wait_seconds_count"
+					}
+				}
+				return true
+			}
+		},
+		Activity: w.Activity, Now: c.Now,
+	})
+	for i := range 2 {
+		c.Set(t0.Add(time.Duration(i) * time.Second))
+		r.SampleOnce(t.Context())
+	}
+	if asked != 2 {
+		t.Errorf("Select asked %d times, want once per reading", asked)
+	}
+	for _, s := range r.Query("zfs_vdev_disk_wait_seconds_bucket", t0, t0.Add(time.Minute)) {
+		if s.Labels["vdev"] != "tank" {
+			t.Errorf("kept %s %v, which Select refused", s.Metric, s.Labels)
+		}
+	}
+	if got := r.Query("zfs_vdev_disk_wait_seconds_count", t0, t0.Add(time.Minute)); len(got) != 2 {
+		t.Errorf("%d count series, want both vdevs'", len(got))
+	}
+	// 3 buckets (+Inf included) and a count of tank, a count of sda.
+	if s := r.Stats(); s.Series != 5 {
+		t.Errorf("stats %+v, want 5 series", s)
+	}
+}
