@@ -15,7 +15,7 @@ import (
 )
 
 func init() {
-	register("vdev_latency", false, "Per-vdev latency and request-size histograms and queue lengths, from zpool iostat -w, -r and -q (OpenZFS 0.7 on)", newVdevLatencyCollector)
+	register("vdev_latency", true, "Per-vdev latency and request-size histograms and queue lengths, from zpool iostat -w, -r and -q (OpenZFS 0.7 on)", newVdevLatencyCollector)
 }
 
 var (

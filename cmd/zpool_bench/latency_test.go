@@ -176,7 +176,7 @@ func TestLatencyInEveryFormat(t *testing.T) {
 	for _, row := range c.Rows {
 		if row.Key == "pool.read.total_wait.p99_seconds" {
 			found = true
-			if row.Values[0] == nil || *row.Values[0] < 0.001 || row.Values[1] != nil || !strings.Contains(row.Unavailable[1], "--collector.vdev_latency") {
+			if row.Values[0] == nil || *row.Values[0] < 0.001 || row.Values[1] != nil || !strings.Contains(row.Unavailable[1], "--no-collector.vdev_latency") {
 				t.Errorf("comparison JSON row %+v", row)
 			}
 		}

@@ -46,7 +46,7 @@ func run(ctx context.Context, args []string, e env) int {
 		"  zpool_bench run --name \"raidz1 ashift=12 lz4\" --pool tank -- fio --name=seq --rw=write --size=4G --directory=/tank\n"+
 		"  zpool_bench compare runs/mirror.json runs/raidz1.json\n\n"+
 		"zpool_exporter must run with --web.enable-benchmark-api (and, where vdev I/O comes from zpool iostat, --zpool.iostat-interval=1s for second-by-second figures; "+
-		"with --collector.vdev_latency for the latency of the pool and its top-level vdevs).")
+		"its vdev_latency collector, on by default, gives the latency of the pool and its top-level vdevs).")
 	app.UsageWriter(e.stdout)
 	app.ErrorWriter(e.stderr)
 	app.Version(version.Print("zpool_bench"))

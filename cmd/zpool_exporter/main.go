@@ -98,7 +98,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		Default("1d").SetValue(&o.benchmarkMaxWindow)
 	app.Flag("benchmark.history-interval", "With --web.enable-benchmark-api, how often the exporter samples the metrics a benchmark report reads (vdev bytes and operations, pool and vdev state, host and ZFS CPU, ARC hits) for "+history.Path+", so that a report needs no Prometheus server. It samples only while a benchmark window runs and for a minute after the last one ended, and at once when one starts or ends; otherwise it costs nothing.").
 		Default("1s").DurationVar(&o.historyInterval)
-	app.Flag("benchmark.history-retention", fmt.Sprintf("With --web.enable-benchmark-api, how long the samples of --benchmark.history-interval are kept in memory. They are also bounded to %d samples in all (about %d MiB), the oldest going first, and %d series: a vdev has 13 series, so with 100 vdevs sampled every second the oldest go after about 25 minutes.", history.DefaultMaxSamples, history.DefaultMaxSamples*history.BytesPerSample>>20, history.DefaultMaxSeries)).
+	app.Flag("benchmark.history-retention", fmt.Sprintf("With --web.enable-benchmark-api, how long the samples of --benchmark.history-interval are kept in memory, within %d samples (about %d MiB, the oldest going first) and %d series; the README tells how long that lasts for a given pool.", history.DefaultMaxSamples, history.DefaultMaxSamples*history.BytesPerSample>>20, history.DefaultMaxSeries)).
 		Default("1h").DurationVar(&o.historyRetention)
 	app.Flag("zpool.command", "The zpool command to run: a name looked up in PATH, or a path.").
 		Default("zpool").StringVar(&o.zpool)
@@ -206,6 +206,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		recorder = history.NewRecorder(history.Options{
 			Gather:    shared.Metrics,
 			Metrics:   benchmetrics.Families,
+			Select:    benchmetrics.TopLevelLatency,
 			Activity:  windows.Activity,
 			Interval:  o.historyInterval,
 			Retention: o.historyRetention,

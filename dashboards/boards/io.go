@@ -123,9 +123,8 @@ func ioBoard(cfg config.Config) (dashboard.Dashboard, error) {
 }
 
 // latencyNote ends the description of every panel that reads the
-// vdev_latency collector: it is off by default, and an empty panel would
-// not say why.
-const latencyNote = " Needs the vdev_latency collector, which is off by default (--collector.vdev_latency)."
+// vdev_latency collector: an empty panel would not say why.
+const latencyNote = " Needs the vdev_latency collector: on unless --no-collector.vdev_latency, on OpenZFS 0.7 and later (not zfs-fuse, Solaris or illumos)."
 
 // waits are the latency histograms of zpool iostat -w that are kept for
 // reads and writes (label type).

@@ -117,7 +117,7 @@ var latencyKinds = []latencyKind{
 // noLatencyHistograms is why a report of a pool without either histogram
 // family has no latency.
 func noLatencyHistograms(families ...string) string {
-	return fmt.Sprintf("no %s histograms: the exporter's vdev_latency collector is off (--collector.vdev_latency), "+
+	return fmt.Sprintf("no %s histograms: the exporter's vdev_latency collector is off (--no-collector.vdev_latency), "+
 		"its zpool has no iostat -w (zfs-fuse, OpenZFS before 0.7), or the exporter predates them",
 		strings.Join(families, " or "))
 }

@@ -263,7 +263,7 @@ func TestQuantile(t *testing.T) {
 // Where the histograms are missing, or the run cannot tell, every figure
 // is n/a with the reason, never a zero.
 func TestLatencyUnavailable(t *testing.T) {
-	noHistograms := "no zfs_vdev_total_wait_seconds or zfs_vdev_disk_wait_seconds histograms: the exporter's vdev_latency collector is off (--collector.vdev_latency), " +
+	noHistograms := "no zfs_vdev_total_wait_seconds or zfs_vdev_disk_wait_seconds histograms: the exporter's vdev_latency collector is off (--no-collector.vdev_latency), " +
 		"its zpool has no iostat -w (zfs-fuse, OpenZFS before 0.7), or the exporter predates them"
 	each := func(r Report, f func(vdev, kind string, l Latency)) {
 		for _, v := range append([]VdevStats{r.Pool}, r.Vdevs...) {
