@@ -22,7 +22,7 @@ var (
 	poolFreeDesc          = desc("pool", "free_bytes", "Space free in the pool.", "pool")
 	poolFragmentationDesc = desc("pool", "fragmentation_ratio", "Fragmentation of the pool's free space, 0 to 1.", "pool")
 	poolDedupDesc         = desc("pool", "dedup_ratio", "Deduplication ratio of the pool (1 without dedup).", "pool")
-	poolInfoDesc          = desc("pool", "info", "Pool identity and settings: GUID, on-disk version (empty for feature-flag pools), failmode, readonly.", "pool", "guid", "version", "failmode", "readonly")
+	poolInfoDesc          = desc("pool", "info", "Pool identity and settings: GUID, on-disk version (empty for feature-flag pools), failmode, readonly, ashift (0: chosen per vdev), autotrim, autoexpand, autoreplace; empty where zpool has no such property.", "pool", "guid", "version", "failmode", "readonly", "ashift", "autotrim", "autoexpand", "autoreplace")
 )
 
 // poolValues maps a property to its metric and how to read its value.
@@ -69,7 +69,8 @@ func (c propertiesCollector) Update(ctx context.Context, s *zfs.Scrape, ch chan<
 }
 
 func collectPoolProperties(pool string, values map[string]string, ch chan<- prometheus.Metric) error {
-	gauge(ch, poolInfoDesc, 1, pool, dash(values["guid"]), dash(values["version"]), dash(values["failmode"]), dash(values["readonly"]))
+	gauge(ch, poolInfoDesc, 1, pool, dash(values["guid"]), dash(values["version"]), dash(values["failmode"]), dash(values["readonly"]),
+		dash(values["ashift"]), dash(values["autotrim"]), dash(values["autoexpand"]), dash(values["autoreplace"]))
 	var errs []error
 	for _, pv := range poolValues {
 		raw, present := values[pv.property]
