@@ -3,6 +3,7 @@ package collector
 import (
 	"context"
 	"log/slog"
+	"strings"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -30,6 +31,8 @@ var (
 		"Data errors zpool status reports for the pool (permanent errors in files or metadata).", "pool")
 	poolStatusInfoDesc = desc("pool", "status_info",
 		"Present while zpool status explains a problem with the pool; message_id is the ZFS-8000-xx message it refers to.", "pool", "message_id")
+	poolUpgradeDesc = desc("pool", "upgrade_available",
+		"1 while zpool status asks for zpool upgrade (features this ZFS supports are not enabled on the pool, or its on-disk version is older), else 0. Not a fault: zfs_pool_status_info is present then too, with no message_id.", "pool")
 
 	vdevStateDesc = desc("vdev", "state",
 		"1 for the vdev's current state, 0 for the others; hot spares report avail or inuse.", "pool", "vdev", "state")
@@ -106,6 +109,11 @@ func collectPool(p *zpool.Pool, ch chan<- prometheus.Metric) {
 	if p.Status != "" || p.MessageID != "" {
 		gauge(ch, poolStatusInfoDesc, 1, p.Name, p.MessageID)
 	}
+	upgrade := 0.0
+	if upgradeAvailable(p) {
+		upgrade = 1
+	}
+	gauge(ch, poolUpgradeDesc, upgrade, p.Name)
 	for _, scan := range p.Scans {
 		collectScan(p.Name, scan, ch)
 	}
@@ -170,4 +178,12 @@ func collectScan(pool string, s zpool.Scan, ch chan<- prometheus.Metric) {
 	if !s.End.IsZero() {
 		gauge(ch, scanEndDesc, float64(s.End.Unix()), l...)
 	}
+}
+
+// upgradeAvailable tells a pool whose status asks for zpool upgrade:
+// "Enable all features using 'zpool upgrade'" (feature flags not enabled)
+// or "Upgrade the pool using 'zpool upgrade'" (an older on-disk version).
+// Neither has a message ID.
+func upgradeAvailable(p *zpool.Pool) bool {
+	return strings.Contains(p.Action, "'zpool upgrade'")
 }

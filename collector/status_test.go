@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"math"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -233,5 +234,49 @@ func TestActiveSpareReportedOnce(t *testing.T) {
 	}
 	if v, _ := value(fams, "zfs_vdev_info", map[string]string{"vdev": "sdd", "parent": "spare-1"}); v != 1 {
 		t.Errorf("spare sdd not reported where it stands in (parent spare-1)")
+	}
+}
+
+// A pool whose status asks for zpool upgrade says so in a series of its
+// own, 1 for the zfs-fuse pool at on-disk version 22 and 0 for a healthy
+// one: its status_info has no message ID to tell it from a fault.
+func TestUpgradeAvailable(t *testing.T) {
+	for fixture, want := range map[string]float64{
+		"../internal/zfs/zpool/testdata/zfs-fuse/old-version__status.txt": 1,
+		"../internal/zfs/zpool/testdata/zfs-fuse/mirror__status.txt":      0,
+	} {
+		var got []float64
+		for _, mf := range poolMetrics(t, fixture, false) {
+			if mf.GetName() == "zfs_pool_upgrade_available" {
+				for _, m := range mf.GetMetric() {
+					got = append(got, m.GetGauge().GetValue())
+				}
+			}
+		}
+		if len(got) != 1 || got[0] != want {
+			t.Errorf("%s: zfs_pool_upgrade_available %v, want [%v]", fixture, got, want)
+		}
+	}
+}
+
+// The feature-flag wording, from real outputs of FreeBSD and OpenZFS 2.1.
+func TestUpgradeAvailableCorpus(t *testing.T) {
+	dir := sample.Dir(t, "corpus/zpool-status")
+	for _, name := range []string{"fbsd-handbook-features-not-enabled.txt", "openzfs21-two-mirrors-features-tabs.txt"} {
+		seen := 0
+		for _, mf := range poolMetrics(t, filepath.Join(dir, name), false) {
+			if mf.GetName() != "zfs_pool_upgrade_available" {
+				continue
+			}
+			for _, m := range mf.GetMetric() {
+				seen++
+				if m.GetGauge().GetValue() != 1 {
+					t.Errorf("%s: zfs_pool_upgrade_available %v for %v, want 1", name, m.GetGauge().GetValue(), m.GetLabel())
+				}
+			}
+		}
+		if seen == 0 {
+			t.Errorf("%s: no zfs_pool_upgrade_available", name)
+		}
 	}
 }

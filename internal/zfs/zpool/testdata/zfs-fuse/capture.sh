@@ -8,7 +8,7 @@ out=$(cd "$(dirname "$0")" && pwd)
 # A fixed directory keeps the vdev paths in the captures stable.
 work=/var/tmp/zfs-fuse-capture
 rm -rf "$work" && mkdir -p "$work"
-pools=(cmirror craid10 craidz ctwo)
+pools=(cmirror craid10 craidz ctwo cold)
 cleanup() {
 	for p in "${pools[@]}"; do
 		for _ in 1 2 3 4 5; do zpool destroy -f "$p" 2>/dev/null && break; zpool list "$p" &>/dev/null || break; sleep 1; done
@@ -91,3 +91,7 @@ writer &
 capture interval iostat-v-1-3 zpool iostat -v cmirror 1 3
 capture interval iostat-v-Tu-1-2 zpool iostat -T u -v cmirror 1 2
 wait
+
+# 9. A pool at an older on-disk version: zpool status asks for zpool upgrade.
+zpool create -o version=22 cold "$(disk o1)" 2>/dev/null
+capture old-version status zpool status cold
