@@ -123,15 +123,13 @@ func (a answers) Run(_ context.Context, name string, args ...string) ([]byte, er
 	return []byte(out), nil
 }
 
-// Text that this exporter cannot read, as when a mountpoint holds a
-// newline, is not the end of the listing: JSON, where zfs prints it, has
-// no line to break, and is asked for from then on.
+// Text that this exporter cannot read is not the end of the listing:
+// JSON, where zfs prints it, is asked for from then on.
 func TestDatasetsFallBackToJSONFromUnreadableText(t *testing.T) {
 	props := strings.Join(DatasetProperties, ",")
 	text := "zfs list -Hp -t filesystem,volume -o " + props
 	list := "zfs list -j --json-int -t filesystem,volume -o " + props
-	values := strings.Repeat("\t-", len(DatasetProperties)-3)
-	broken := "tank\tfilesystem" + values + "\t/tank/two\nlines\n"
+	broken := "tank\tfilesystem\n"
 	json := `{"output_version": {"command": "zfs list", "vers_major": 0, "vers_minor": 1}, "datasets": {"tank": {"name": "tank",
 		"properties": {"type": {"value": "filesystem"}, "used": {"value": 1024}, "mountpoint": {"value": "/tank/two\nlines"}}}}}`
 	run := &countingRunner{Runner: answers{text: broken, list: json}, lines: map[string]int{}}
@@ -158,7 +156,7 @@ func TestDatasetsFallBackToJSONFromUnreadableText(t *testing.T) {
 func TestDatasetsUnreadableTextWithoutJSON(t *testing.T) {
 	props := strings.Join(DatasetProperties, ",")
 	text := "zfs list -Hp -t filesystem,volume -o " + props
-	broken := "tank\tfilesystem" + strings.Repeat("\t-", len(DatasetProperties)-3) + "\t/tank/two\nlines\n"
+	broken := "tank\tfilesystem\n"
 	refused := answers{text: broken, "zfs list -j --json-int -t filesystem,volume -o " + props: "exit 2: invalid option 'j'"}
 	run := &countingRunner{Runner: refused, lines: map[string]int{}}
 	client := New(Config{Runner: run}, slog.New(slog.DiscardHandler))
@@ -169,5 +167,31 @@ func TestDatasetsUnreadableTextWithoutJSON(t *testing.T) {
 	}
 	if n := run.runs("zfs list -j --json-int -t filesystem,volume -o " + props); n != 1 {
 		t.Errorf("zfs list -j tried %d times, want once", n)
+	}
+}
+
+// A mountpoint that holds a newline goes on over two lines of text, which
+// read as one dataset: OpenZFS before 2.3 has no JSON to ask for, and the
+// listing lost every dataset over one mountpoint.
+func TestDatasetsMountpointOverTwoLinesInText(t *testing.T) {
+	props := strings.Join(DatasetProperties, ",")
+	text := "zfs list -Hp -t filesystem,volume -o " + props
+	values := strings.Repeat("\t-", len(DatasetProperties)-3)
+	out := "tank\tfilesystem" + values + "\t/tank\ntank/odd\tfilesystem" + values + "\t/tank/two\nlines\ntank/next\tvolume" + values + "\t-\n"
+	run := &countingRunner{Runner: answers{text: out}, lines: map[string]int{}}
+	client := New(Config{Runner: run}, slog.New(slog.DiscardHandler))
+	l, err := client.Datasets(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, d := range l.Datasets {
+		got = append(got, d.Name+" at "+d.Value(l.Column("mountpoint")))
+	}
+	if want := []string{"tank at /tank", "tank/odd at /tank/two\nlines", "tank/next at -"}; !slices.Equal(got, want) {
+		t.Errorf("datasets %q, want %q", got, want)
+	}
+	if n := run.runs("zfs list -j --json-int -t filesystem,volume -o " + props); n != 0 {
+		t.Errorf("zfs list -j asked %d times for text that reads", n)
 	}
 }

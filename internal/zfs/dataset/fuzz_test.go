@@ -98,7 +98,7 @@ func FuzzParse(f *testing.F) {
 					t.Fatalf("%s: dataset %q with %d values of %d properties", parser, d.Name, len(d.Values), len(l.Properties))
 				}
 				for i := range l.Properties {
-					if v := d.Value(i); strings.Contains(v, "\n") {
+					if v := d.Value(i); strings.Contains(v, "\n") && l.Properties[i] != "mountpoint" {
 						t.Fatalf("%s: %s has a value over two lines: %q", parser, d.Name, v)
 					}
 				}

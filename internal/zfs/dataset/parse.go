@@ -15,14 +15,21 @@ var ErrParse = errors.New("cannot parse zfs output")
 // values separated by tabs in the order of properties, whose first must be
 // "name". The last value may hold tabs (a mountpoint can), so a line has
 // at least as many tabs as separate the properties and everything past
-// the last separator belongs to the last property.
+// the last separator belongs to the last property. When that last
+// property is the mountpoint, which may hold newlines too, a line too
+// short for a dataset goes on with the one before.
 func ParseList(r io.Reader, properties []string) (*List, error) {
 	if len(properties) == 0 || properties[0] != "name" {
 		return nil, fmt.Errorf("%w: the first property must be name, not %q", ErrParse, properties)
 	}
 	l := &List{Properties: properties[1:]}
+	last := len(l.Properties) - 1
 	err := eachLine(r, func(lineNo int, line string) error {
 		fields := strings.SplitN(line, "\t", len(properties))
+		if n := len(l.Datasets); len(fields) < len(properties) && n > 0 && last >= 0 && mayHoldNewline(l.Properties[last]) {
+			l.Datasets[n-1].Values[last] += "\n" + line
+			return nil
+		}
 		if len(fields) != len(properties) {
 			return fmt.Errorf("%w: line %d: %d fields, want %d (%s): %q", ErrParse, lineNo, len(fields), len(properties), strings.Join(properties, ","), line)
 		}
@@ -39,16 +46,22 @@ func ParseList(r io.Reader, properties []string) (*List, error) {
 // property of a dataset, separated by tabs, the rows of one dataset
 // together. The datasets come out in the order zfs printed them, each with
 // the values of properties in that order; a property zfs printed no row
-// for is "". A value may hold tabs.
+// for is "". A value may hold tabs, and a mountpoint newlines: a line
+// without a name and a property after a mountpoint's row goes on with it.
 func ParseGet(r io.Reader, properties []string) (*List, error) {
 	l := &List{Properties: properties}
 	column := make(map[string]int, len(properties))
 	for i, p := range properties {
 		column[p] = i
 	}
+	prev := -1 // the column of the last row read
 	err := eachLine(r, func(lineNo int, line string) error {
 		name, rest, ok1 := strings.Cut(line, "\t")
 		property, value, ok2 := strings.Cut(rest, "\t")
+		if n := len(l.Datasets); (!ok1 || !ok2) && n > 0 && prev >= 0 && mayHoldNewline(properties[prev]) {
+			l.Datasets[n-1].Values[prev] += "\n" + line
+			return nil
+		}
 		if !ok1 || !ok2 || name == "" {
 			return fmt.Errorf("%w: line %d: want a name, a property and a value separated by tabs: %q", ErrParse, lineNo, line)
 		}
@@ -62,9 +75,16 @@ func ParseGet(r io.Reader, properties []string) (*List, error) {
 			n++
 		}
 		l.Datasets[n-1].Values[i] = value
+		prev = i
 		return nil
 	})
 	return l, err
+}
+
+// mayHoldNewline tells the properties whose values may go on over lines
+// of text: a mountpoint is any path.
+func mayHoldNewline(property string) bool {
+	return property == "mountpoint"
 }
 
 // eachLine calls fn with each line that is not blank, numbered from 1,

@@ -125,11 +125,35 @@ func TestParseGet(t *testing.T) {
 	}
 }
 
+// A mountpoint may hold newlines, and zfs prints it as it is: before
+// OpenZFS 2.3 there is no JSON to ask for instead. A line too short for a
+// dataset, or without a property, goes on with the mountpoint before it;
+// the datasets after it are read as usual.
+func TestParseMountpointOverLines(t *testing.T) {
+	want := &List{Properties: []string{"used", "mountpoint"}, Datasets: []Dataset{
+		{Name: "tank", Values: []string{"1", "/tank"}},
+		{Name: "tank/odd", Values: []string{"2", "/mnt/odd\nmount\tpoint\nend"}},
+		{Name: "tank/next", Values: []string{"3", "/tank/next"}},
+	}}
+	l, err := ParseList(strings.NewReader("tank\t1\t/tank\ntank/odd\t2\t/mnt/odd\nmount\tpoint\nend\ntank/next\t3\t/tank/next\n"), []string{"name", "used", "mountpoint"})
+	if err != nil || !reflect.DeepEqual(l, want) {
+		t.Errorf("list: %+v, %v\nwant %+v", l, err, want)
+	}
+	l, err = ParseGet(strings.NewReader("tank\tused\t1\ntank\tmountpoint\t/tank\ntank/odd\tused\t2\ntank/odd\tmountpoint\t/mnt/odd\nmount\tpoint\nend\ntank/next\tused\t3\ntank/next\tmountpoint\t/tank/next\n"), []string{"used", "mountpoint"})
+	if err != nil || !reflect.DeepEqual(l, want) {
+		t.Errorf("get: %+v, %v\nwant %+v", l, err, want)
+	}
+	// Another property's value does not go on.
+	if _, err := ParseGet(strings.NewReader("tank\tused\t1\nmore\n"), []string{"used", "mountpoint"}); !errors.Is(err, ErrParse) {
+		t.Errorf("a line after used: %v, want ErrParse", err)
+	}
+}
+
 // Malformed output is refused with the line it is on.
 func TestParseRefuses(t *testing.T) {
 	for name, parse := range map[string]func() error{
 		"list, a field short": func() error {
-			_, err := ParseList(strings.NewReader("tank\t1\t2\t/tank\nshort\t1\n"), []string{"name", "used", "available", "mountpoint"})
+			_, err := ParseList(strings.NewReader("tank\t1\t2\t-\nshort\t1\n"), []string{"name", "used", "available", "origin"})
 			return err
 		},
 		"list, no name": func() error {
