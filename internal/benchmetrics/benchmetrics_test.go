@@ -7,6 +7,8 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
+
+	"github.com/zpool-exporter/zpool_exporter/internal/e2e"
 )
 
 func parse(t *testing.T, path string) []*dto.MetricFamily {
@@ -28,15 +30,6 @@ func parse(t *testing.T, path string) []*dto.MetricFamily {
 	return out
 }
 
-func labelOf(m *dto.Metric, name string) string {
-	for _, l := range m.GetLabel() {
-		if l.GetName() == name {
-			return l.GetValue()
-		}
-	}
-	return ""
-}
-
 // Pool rz1 of the OpenZFS 2.4 guest: its vdevs' places from the status
 // collector, its histograms from the vdev_latency collector. The history
 // keeps the latency of the pool, raidz1-0 and the log and cache devices,
@@ -54,15 +47,15 @@ func TestTopLevelLatencyKeepsPoolsAndTopLevelVdevs(t *testing.T) {
 			continue
 		}
 		for _, m := range mf.GetMetric() {
-			if labelOf(m, "pool") == "rz1" {
-				want[labelOf(m, "vdev")] = labelOf(m, "parent") == "" || labelOf(m, "parent") == "rz1"
+			if e2e.Label(m, "pool") == "rz1" {
+				want[e2e.Label(m, "vdev")] = e2e.Label(m, "parent") == "" || e2e.Label(m, "parent") == "rz1"
 			}
 		}
 	}
 	kept, dropped := map[string]bool{}, map[string]bool{}
 	for _, mf := range families {
 		for _, m := range mf.GetMetric() {
-			vdev := labelOf(m, "vdev")
+			vdev := e2e.Label(m, "vdev")
 			switch mf.GetName() {
 			case DiskWait, TotalWait:
 				for _, series := range []string{"_bucket", "_sum", "_count"} {
