@@ -18,6 +18,7 @@ func seeds(t testing.TB) [][]byte {
 	return sample.Bodies(
 		sample.Glob(t, "testdata/zfs-fuse", "*__*.txt"),
 		sample.Glob(t, "testdata/openzfs-2.4-guest", "*__zfs_[gl]*-Hp.txt"),
+		sample.Glob(t, "testdata/openzfs-2.1-guest", "*__zfs_[gl]*-Hp.txt"),
 		sample.Seeds(t, "captures/openzfs-2.3", "*zfs-list-Hp.txt"),
 	)
 }
