@@ -16,8 +16,9 @@ var ErrParse = errors.New("cannot parse zfs output")
 // "name". The last value may hold tabs (a mountpoint can), so a line has
 // at least as many tabs as separate the properties and everything past
 // the last separator belongs to the last property. When that last
-// property is the mountpoint, which may hold newlines too, a line too
-// short for a dataset goes on with the one before.
+// property is the mountpoint, which may hold newlines too, a line without
+// a tab goes on with the one before; a line with tabs but too few for a
+// dataset is an error, as it reads like one cut short.
 func ParseList(r io.Reader, properties []string) (*List, error) {
 	if len(properties) == 0 || properties[0] != "name" {
 		return nil, fmt.Errorf("%w: the first property must be name, not %q", ErrParse, properties)
@@ -26,7 +27,7 @@ func ParseList(r io.Reader, properties []string) (*List, error) {
 	last := len(l.Properties) - 1
 	err := eachLine(r, func(lineNo int, line string) error {
 		fields := strings.SplitN(line, "\t", len(properties))
-		if n := len(l.Datasets); len(fields) < len(properties) && n > 0 && last >= 0 && mayHoldNewline(l.Properties[last]) {
+		if n := len(l.Datasets); len(fields) == 1 && len(properties) > 1 && n > 0 && mayHoldNewline(l.Properties[last]) {
 			l.Datasets[n-1].Values[last] += "\n" + line
 			return nil
 		}
@@ -47,7 +48,7 @@ func ParseList(r io.Reader, properties []string) (*List, error) {
 // together. The datasets come out in the order zfs printed them, each with
 // the values of properties in that order; a property zfs printed no row
 // for is "". A value may hold tabs, and a mountpoint newlines: a line
-// without a name and a property after a mountpoint's row goes on with it.
+// without a tab after a mountpoint's row goes on with it.
 func ParseGet(r io.Reader, properties []string) (*List, error) {
 	l := &List{Properties: properties}
 	column := make(map[string]int, len(properties))
@@ -58,7 +59,7 @@ func ParseGet(r io.Reader, properties []string) (*List, error) {
 	err := eachLine(r, func(lineNo int, line string) error {
 		name, rest, ok1 := strings.Cut(line, "\t")
 		property, value, ok2 := strings.Cut(rest, "\t")
-		if n := len(l.Datasets); (!ok1 || !ok2) && n > 0 && prev >= 0 && mayHoldNewline(properties[prev]) {
+		if n := len(l.Datasets); !ok1 && n > 0 && prev >= 0 && mayHoldNewline(properties[prev]) {
 			l.Datasets[n-1].Values[prev] += "\n" + line
 			return nil
 		}

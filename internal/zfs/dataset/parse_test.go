@@ -127,26 +127,38 @@ func TestParseGet(t *testing.T) {
 }
 
 // A mountpoint may hold newlines, and zfs prints it as it is: before
-// OpenZFS 2.3 there is no JSON to ask for instead. A line too short for a
-// dataset, or without a property, goes on with the mountpoint before it;
-// the datasets after it are read as usual.
+// OpenZFS 2.3 there is no JSON to ask for instead. A line without a tab
+// goes on with the mountpoint before it; the datasets after it are read as
+// usual.
 func TestParseMountpointOverLines(t *testing.T) {
 	want := &List{Properties: []string{"used", "mountpoint"}, Datasets: []Dataset{
 		{Name: "tank", Values: []string{"1", "/tank"}},
-		{Name: "tank/odd", Values: []string{"2", "/mnt/odd\nmount\tpoint\nend"}},
+		{Name: "tank/odd", Values: []string{"2", "/mnt/odd\nmount point\nend"}},
 		{Name: "tank/next", Values: []string{"3", "/tank/next"}},
 	}}
-	l, err := ParseList(strings.NewReader("tank\t1\t/tank\ntank/odd\t2\t/mnt/odd\nmount\tpoint\nend\ntank/next\t3\t/tank/next\n"), []string{"name", "used", "mountpoint"})
+	l, err := ParseList(strings.NewReader("tank\t1\t/tank\ntank/odd\t2\t/mnt/odd\nmount point\nend\ntank/next\t3\t/tank/next\n"), []string{"name", "used", "mountpoint"})
 	if err != nil || !reflect.DeepEqual(l, want) {
 		t.Errorf("list: %+v, %v\nwant %+v", l, err, want)
 	}
-	l, err = ParseGet(strings.NewReader("tank\tused\t1\ntank\tmountpoint\t/tank\ntank/odd\tused\t2\ntank/odd\tmountpoint\t/mnt/odd\nmount\tpoint\nend\ntank/next\tused\t3\ntank/next\tmountpoint\t/tank/next\n"), []string{"used", "mountpoint"})
+	l, err = ParseGet(strings.NewReader("tank\tused\t1\ntank\tmountpoint\t/tank\ntank/odd\tused\t2\ntank/odd\tmountpoint\t/mnt/odd\nmount point\nend\ntank/next\tused\t3\ntank/next\tmountpoint\t/tank/next\n"), []string{"used", "mountpoint"})
 	if err != nil || !reflect.DeepEqual(l, want) {
 		t.Errorf("get: %+v, %v\nwant %+v", l, err, want)
 	}
-	// Another property's value does not go on.
-	if _, err := ParseGet(strings.NewReader("tank\tused\t1\nmore\n"), []string{"used", "mountpoint"}); !errors.Is(err, ErrParse) {
-		t.Errorf("a line after used: %v, want ErrParse", err)
+	for name, parse := range map[string]func() error{
+		// A line with tabs reads like a dataset cut short.
+		"list, a line cut short": func() error {
+			_, err := ParseList(strings.NewReader("tank\t1\t/tank\ntank/cut\t2\n"), []string{"name", "used", "mountpoint"})
+			return err
+		},
+		// Another property's value does not go on.
+		"get, after used": func() error {
+			_, err := ParseGet(strings.NewReader("tank\tused\t1\nmore\n"), []string{"used", "mountpoint"})
+			return err
+		},
+	} {
+		if err := parse(); !errors.Is(err, ErrParse) {
+			t.Errorf("%s: %v, want ErrParse", name, err)
+		}
 	}
 }
 
