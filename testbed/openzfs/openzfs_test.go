@@ -221,3 +221,27 @@ func keepCaptures(t *testing.T, from, to string) {
 	}
 	t.Logf("%d captures written to %s", n, to)
 }
+
+// guestBootWait is how long a guest may take to start its job. It boots
+// in under a minute; one stuck at boot (the 2.3 guest once hung in a
+// kernel soft lockup before its job began) is booted again rather than
+// waited out until the job's timeout.
+const guestBootWait = 5 * time.Minute
+
+// consoleTail is the end of a guest's console, for a log.
+func consoleTail(job string) string {
+	data, err := os.ReadFile(filepath.Join(job, "console.log"))
+	if err != nil {
+		return err.Error()
+	}
+	return tail(string(data), 15)
+}
+
+// tail is the last n lines of s.
+func tail(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
