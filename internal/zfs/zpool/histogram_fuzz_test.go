@@ -8,11 +8,15 @@ import (
 	"github.com/zpool-exporter/zpool_exporter/internal/sample"
 )
 
-// histogramSeeds are the package's histogram fixtures, which every
-// checkout has, and the shared -w and -r samples when they are there.
+// histogramSeeds are the package's histogram fixtures and the guests'
+// -w and -r captures, which every checkout has, and the shared -w and -r
+// samples when they are there.
 func histogramSeeds(t testing.TB) [][]byte {
 	seeds := sample.Bodies(
 		sample.Glob(t, "testdata/histogram", "*.txt"),
+		sample.Glob(t, "testdata/openzfs-2.1-guest", "*__zpool_iostat_-v*_-[wr].txt"),
+		sample.Glob(t, "testdata/openzfs-2.3-guest", "*__zpool_iostat_-v*_-[wr].txt"),
+		sample.Glob(t, "testdata/openzfs-2.4-guest", "*__zpool_iostat_-v*_-[wr].txt"),
 		sample.Seeds(t, "captures/openzfs-2.3", "*__zpool-iostat-*w.txt"),
 		sample.Seeds(t, "captures/openzfs-2.3", "*__zpool-iostat-*r.txt"),
 	)
