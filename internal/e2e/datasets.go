@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -26,7 +27,17 @@ var DatasetFigures = map[string]string{
 // 0 (none), has no series. It returns how many figures it compared.
 func CompareDatasets(t testing.TB, m Metrics, get string) int {
 	t.Helper()
-	compared := 0
+	mismatches, compared := DatasetMismatches(m, get)
+	for _, e := range mismatches {
+		t.Error(e)
+	}
+	return compared
+}
+
+// DatasetMismatches is CompareDatasets' check, returning each figure
+// that differs instead of reporting it, for a caller that reads again
+// while a pool's figures still move.
+func DatasetMismatches(m Metrics, get string) (mismatches []string, compared int) {
 	for line := range strings.Lines(get) {
 		f := strings.Split(strings.TrimRight(line, "\n"), "\t")
 		if len(f) != 3 || strings.ContainsAny(f[0], "@#") {
@@ -35,7 +46,7 @@ func CompareDatasets(t testing.TB, m Metrics, get string) int {
 		name, prop, value := f[0], f[1], strings.TrimSuffix(f[2], "x")
 		metric, ok := DatasetFigures[prop]
 		if !ok {
-			t.Errorf("zfs get printed %s, which no metric exports", prop)
+			mismatches = append(mismatches, fmt.Sprintf("zfs get printed %s, which no metric exports", prop))
 			continue
 		}
 		got, exported := m.Get(metric, map[string]string{"dataset": name})
@@ -43,15 +54,15 @@ func CompareDatasets(t testing.TB, m Metrics, get string) int {
 		none := value == "-" || (want == 0 && (prop == "quota" || prop == "refquota" || prop == "reservation" || prop == "refreservation"))
 		switch {
 		case none && exported:
-			t.Errorf("%s %s is %q in zfs get, exported as %s %v", name, prop, f[2], metric, got)
+			mismatches = append(mismatches, fmt.Sprintf("%s %s is %q in zfs get, exported as %s %v", name, prop, f[2], metric, got))
 		case none:
 		case err != nil || !exported || got != want:
-			t.Errorf("%s %s is %s in zfs get, exported as %s %v (present %v)", name, prop, f[2], metric, got, exported)
+			mismatches = append(mismatches, fmt.Sprintf("%s %s is %s in zfs get, exported as %s %v (present %v)", name, prop, f[2], metric, got, exported))
 		default:
 			compared++
 		}
 	}
-	return compared
+	return mismatches, compared
 }
 
 // CompareSnapshots checks m against get, the output of `zfs get -Hp -o
