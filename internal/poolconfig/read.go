@@ -414,7 +414,7 @@ func (r Reader) readVersion(ctx context.Context, cfg *Config, poolProps map[stri
 	var why []string
 	out, err := r.run(ctx, r.Zfs, "version")
 	if err == nil {
-		user, kernel, perr := ParseZFSVersion(out)
+		user, kernel, perr := zpool.ParseVersion(out)
 		if perr != nil {
 			err = fmt.Errorf("parsing `%s version`: %w", r.Zfs, perr)
 		} else {

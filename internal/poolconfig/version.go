@@ -7,45 +7,14 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/zpool-exporter/zpool_exporter/internal/zfs/zpool"
 )
-
-// versionNumberRE finds a release in a version string:
-// "2.3.2-2~bpo12+2" -> "2.3.2", "2.2.0-rc4" -> "2.2.0-rc4",
-// "FreeBSD_g9305ff2ed" has none.
-var versionNumberRE = regexp.MustCompile(`[0-9]+\.[0-9]+(?:\.[0-9]+)?(?:-?rc[0-9]+)?`)
-
-// ParseZFSVersion reads `zfs version` (OpenZFS 0.8 and later): the
-// userland line ("zfs-2.3.2-1", "zfs-macOS-2.2.2-1") and the kernel
-// module's ("zfs-kmod-2.3.2-1", "zfs.kext-2.2.2-1"), as releases
-// ("2.3.2"). Either may be missing: `zfs version` prints the userland line
-// alone when the module is not loaded.
-func ParseZFSVersion(out []byte) (userland, kernel string, err error) {
-	sc := bufio.NewScanner(bytes.NewReader(out))
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		var dst *string
-		switch {
-		case strings.HasPrefix(line, "zfs-kmod-"), strings.HasPrefix(line, "zfs.kext-"):
-			dst = &kernel
-		case strings.HasPrefix(line, "zfs-"), strings.HasPrefix(line, "zfswin-"):
-			dst = &userland
-		default:
-			continue
-		}
-		if v := versionNumberRE.FindString(line); v != "" && *dst == "" {
-			*dst = v
-		}
-	}
-	if userland == "" && kernel == "" {
-		return "", "", fmt.Errorf("no zfs-VERSION line in `zfs version` output")
-	}
-	return userland, kernel, nil
-}
 
 // ParseModuleVersion reads Linux's /sys/module/zfs/version
 // ("2.3.2-2~bpo12+2", "0.7.13-1") as a release ("2.3.2").
 func ParseModuleVersion(content []byte) (string, error) {
-	v := versionNumberRE.FindString(strings.TrimSpace(string(content)))
+	v := zpool.Release(strings.TrimSpace(string(content)))
 	if v == "" {
 		return "", fmt.Errorf("no version number in %q", strings.TrimSpace(string(content)))
 	}

@@ -54,6 +54,7 @@ type Client struct {
 	freshness    map[string]SourceState
 	lackedStates bool // the last JSON status lacked a vdev's state
 	noHistograms bool // zpool iostat refused -w, -r or -q
+	noVersion    bool // zpool refused the version command
 	// Vdev properties this zpool does not know, as learned from its
 	// refusals.
 	refusedVdevProperties map[string]bool
