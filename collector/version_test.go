@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
@@ -28,7 +29,7 @@ func versionExporter(t *testing.T, out string, err error, runs *atomic.Int32) *E
 		return []byte(out), err
 	})
 	logger := slog.New(slog.DiscardHandler)
-	e, newErr := New(testConfig(zfs.Config{Runner: r}, Config{}, logger), logger, map[string]bool{"version": true})
+	e, newErr := New(testConfig(zfs.Config{Runner: r, Now: func() time.Time { return testNow }}, Config{}, logger), logger, map[string]bool{"version": true})
 	if newErr != nil {
 		t.Fatal(newErr)
 	}
@@ -51,6 +52,9 @@ func TestVersionInfo(t *testing.T) {
 			fams := gather(t, versionExporter(t, c.out, nil, &runs))
 			if v, ok := value(fams, "zfs_version_info", map[string]string{"userland": c.userland, "kernel": c.kernel}); !ok || v != 1 {
 				t.Errorf("zfs_version_info{userland=%q,kernel=%q} = %v (present %v)", c.userland, c.kernel, v, ok)
+			}
+			if c.name == "OpenZFS 2.3.2" {
+				compareGolden(t, "testdata/version-openzfs-2.3.prom", exposition(t, fams))
 			}
 			if n := len(series(fams, "zfs_version_info", nil)); n != 1 {
 				t.Errorf("%d zfs_version_info series, want 1", n)

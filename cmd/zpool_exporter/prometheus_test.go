@@ -171,16 +171,18 @@ func TestPrometheusDashboardsAndAlerts(t *testing.T) {
 	checkRecordingRules(t, prom, window)
 	logPhase("checking every recording rule")
 
-	t.Run("write and checksum errors fire ZFSVdevErrorsIncreasing", func(t *testing.T) {
+	t.Run("write and checksum errors fire ZFSVdevErrorsIncreasing and ZFSVdevErrorsPresent", func(t *testing.T) {
 		for _, want := range []struct{ errors, pool, vdev string }{
 			{"write", flaky, filepath.Base(flakyB)},
 			{"checksum", raidz, raidzLeaf},
 		} {
-			a := hook.wait(t, 60*time.Second, fmt.Sprintf("ZFSVdevErrorsIncreasing for %s errors on %s", want.errors, want.vdev), func(a webhookAlert) bool {
-				return a.Status == "firing" && a.Labels["alertname"] == "ZFSVdevErrorsIncreasing" && a.Labels["errors"] == want.errors &&
-					a.Labels["pool"] == want.pool && a.Labels["vdev"] == want.vdev
-			})
-			checkAnnotations(t, a, want.vdev, want.pool)
+			for _, alertname := range []string{"ZFSVdevErrorsIncreasing", "ZFSVdevErrorsPresent"} {
+				a := hook.wait(t, 60*time.Second, fmt.Sprintf("%s for %s errors on %s", alertname, want.errors, want.vdev), func(a webhookAlert) bool {
+					return a.Status == "firing" && a.Labels["alertname"] == alertname && a.Labels["errors"] == want.errors &&
+						a.Labels["pool"] == want.pool && a.Labels["vdev"] == want.vdev
+				})
+				checkAnnotations(t, a, want.vdev, want.pool)
+			}
 		}
 	})
 
@@ -210,8 +212,9 @@ func TestPrometheusDashboardsAndAlerts(t *testing.T) {
 
 	// A leaf of a mirror offline leaves its pool DEGRADED: that is the
 	// pool alert, which names the vdev, and not the vdev alert, which is
-	// for vdevs the pool runs without.
-	t.Run("mirror leaf offline fires ZFSPoolNotOnline", func(t *testing.T) {
+	// for vdevs the pool runs without. With no resilver and no spare, it
+	// is also a pool nothing repairs.
+	t.Run("mirror leaf offline fires ZFSPoolNotOnline and ZFSPoolDegradedWithoutResilver", func(t *testing.T) {
 		e2e.Zpool(t, "offline", mirror, mirrorLeaf)
 		a := hook.wait(t, 90*time.Second, "ZFSPoolNotOnline firing for "+mirror, func(a webhookAlert) bool {
 			return a.Status == "firing" && a.Labels["alertname"] == "ZFSPoolNotOnline" && a.Labels["pool"] == mirror
@@ -228,10 +231,16 @@ func TestPrometheusDashboardsAndAlerts(t *testing.T) {
 				t.Errorf("ZFSVdevNotOnline is %s for %v while its pool is degraded", active.State, active.Labels)
 			}
 		}
-		e2e.Zpool(t, "online", mirror, mirrorLeaf)
-		hook.wait(t, 90*time.Second, "ZFSPoolNotOnline resolved for "+mirror, func(a webhookAlert) bool {
-			return a.Status == "resolved" && a.Labels["alertname"] == "ZFSPoolNotOnline" && a.Labels["pool"] == mirror
+		unrepaired := hook.wait(t, 90*time.Second, "ZFSPoolDegradedWithoutResilver firing for "+mirror, func(a webhookAlert) bool {
+			return a.Status == "firing" && a.Labels["alertname"] == "ZFSPoolDegradedWithoutResilver" && a.Labels["pool"] == mirror
 		})
+		checkAnnotations(t, unrepaired, mirror)
+		e2e.Zpool(t, "online", mirror, mirrorLeaf)
+		for _, alertname := range []string{"ZFSPoolNotOnline", "ZFSPoolDegradedWithoutResilver"} {
+			hook.wait(t, 90*time.Second, alertname+" resolved for "+mirror, func(a webhookAlert) bool {
+				return a.Status == "resolved" && a.Labels["alertname"] == alertname && a.Labels["pool"] == mirror
+			})
+		}
 	})
 	logPhase("offlining a leaf of the mirror")
 

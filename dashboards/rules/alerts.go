@@ -31,6 +31,13 @@ const (
 
 	AlertVdevSlowDisk          = "ZFSVdevSlowDisk"
 	AlertVdevSlowIOsIncreasing = "ZFSVdevSlowIOsIncreasing"
+
+	AlertVdevErrorsPresent         = "ZFSVdevErrorsPresent"
+	AlertPoolFillingUp             = "ZFSPoolFillingUp"
+	AlertPoolFragmentationHigh     = "ZFSPoolFragmentationHigh"
+	AlertPoolReadOnly              = "ZFSPoolReadOnly"
+	AlertPoolDegradedWithoutRepair = "ZFSPoolDegradedWithoutResilver"
+	AlertVersionMismatch           = "ZFSVersionMismatch"
 )
 
 const (
@@ -44,6 +51,7 @@ func (b builder) alerts() []group {
 		{Name: "zfs-scans", Rules: b.scanAlerts()},
 		{Name: "zfs-datasets", Rules: b.datasetAlerts()},
 		{Name: "zfs-slow-disks", Rules: b.slowDiskAlerts()},
+		{Name: "zfs-host", Rules: b.hostAlerts()},
 		{Name: "zfs-exporter", Rules: b.exporterAlerts()},
 	}
 }
@@ -97,7 +105,52 @@ func (b builder) poolAlerts() []rule {
 		r.Labels["errors"] = kind
 		rules = append(rules, r)
 	}
+	// A counter above 0 stays so until zpool clear: errors counted before
+	// the exporter started, which ZFSVdevErrorsIncreasing never sees, or
+	// that nobody has dealt with.
+	for _, kind := range []string{"read", "write", "checksum"} {
+		r := alert(AlertVdevErrorsPresent, warning, promDuration(errorsPresentFor),
+			b.sel("zfs_vdev_"+kind+"_errors_total")+" > 0",
+			"ZFS vdev {{ $labels.vdev }} of pool {{ $labels.pool }} has "+kind+" errors.",
+			"Vdev {{ $labels.vdev }} of pool {{ $labels.pool }} on {{ $labels.instance }} has counted {{ printf \"%.0f\" $value }} "+kind+
+				" errors since the pool was imported or last cleared. Once their cause is dealt with, zpool clear {{ $labels.pool }} sets the counters back to 0 and ends this alert.")
+		r.Labels["errors"] = kind
+		rules = append(rules, r)
+	}
 	capacity := fmt.Sprintf("%s\n/\n(%s > 0)", b.sel("zfs_pool_allocated_bytes"), b.sel("zfs_pool_size_bytes"))
+	// Seconds until the pool is full at the trend of its free space over
+	// window, for a pool that shrinks and is more than half full: a young
+	// pool's first copy is no trend.
+	fill := func(window, horizon time.Duration, severity string) rule {
+		r := alert(AlertPoolFillingUp, severity, promDuration(fillFor),
+			fmt.Sprintf("(\n  %s\n  /\n  -(deriv(%s[%s]) < 0)\n  < %s\n)\nand on (instance, pool)\n(\n  %s\n  > 0.5\n)",
+				b.sel("zfs_pool_free_bytes"), b.sel("zfs_pool_free_bytes"), promDuration(window), seconds(horizon), strings.ReplaceAll(capacity, "\n", "\n  ")),
+			"ZFS pool {{ $labels.pool }} fills up within "+config.Prose(horizon)+".",
+			"At the trend of the last "+config.Prose(window)+", pool {{ $labels.pool }} on {{ $labels.instance }} has no free space left in {{ $value | humanizeDuration }}. Find what grows (the datasets dashboard's growth per day), and free or add space before writes fail.")
+		r.Labels["within"] = promDuration(horizon)
+		return r
+	}
+	rules = append(rules,
+		fill(6*time.Hour, 24*time.Hour, critical),
+		fill(2*24*time.Hour, 7*24*time.Hour, warning),
+		alert(AlertPoolFragmentationHigh, warning, "1h",
+			b.sel("zfs_pool_fragmentation_ratio")+" > "+strconv.FormatFloat(fragmentationWarning, 'f', -1, 64),
+			"ZFS pool {{ $labels.pool }}'s free space is fragmented.",
+			"The free space of pool {{ $labels.pool }} on {{ $labels.instance }} is {{ $value | humanizePercentage }} fragmented (warning at "+config.Percent(fragmentationWarning)+"): ZFS finds large free runs slowly and writes become slower, the more so as the pool fills."),
+		alert(AlertPoolReadOnly, warning, "5m",
+			b.sel("zfs_pool_info", `readonly="on"`)+" == 1",
+			"ZFS pool {{ $labels.pool }} is read-only.",
+			"Pool {{ $labels.pool }} on {{ $labels.instance }} is imported read-only: every write to it fails. It was imported with -o readonly=on, by hand or by a recovery; export it and import it again without to write."),
+		alert(AlertPoolDegradedWithoutRepair, warning, promDuration(degradedWithoutRepairFor),
+			// A spare in use has restored the redundancy, and
+			// ZFSHotSpareInUse asks for the replacement.
+			fmt.Sprintf("max without (state) (%s == 1)\nunless on (instance, pool)\n(%s == 1)\nunless on (instance, pool)\n(%s == 1)",
+				b.sel("zfs_pool_state", `state="degraded"`),
+				b.sel("zfs_scan_state", `function=~"resilver|rebuild"`, `state="scanning"`),
+				b.sel("zfs_vdev_state", `state="inuse"`)),
+			"ZFS pool {{ $labels.pool }} is degraded and nothing repairs it.",
+			"Pool {{ $labels.pool }} on {{ $labels.instance }} has been degraded for more than "+config.Prose(degradedWithoutRepairFor)+" with no resilver running and no spare in use: it stays without its full redundancy until a disk is replaced or brought back online."),
+	)
 	return append(rules,
 		alert(AlertPoolDataErrors, critical, "1m",
 			b.sel("zfs_pool_data_errors")+" > 0",
@@ -339,6 +392,19 @@ func (b builder) sourceStale(matcher string, after time.Duration, snapshots bool
 	// would otherwise take for duplicates.
 	stale.Labels["stale_after"], never.Labels["stale_after"] = promDuration(after), promDuration(after)
 	return []rule{stale, never}
+}
+
+func (b builder) hostAlerts() []rule {
+	// The tools' release against the module's: label_replace gives each
+	// series a kernel label holding its userland's, which matches the
+	// real one only when both are the same.
+	return []rule{
+		alert(AlertVersionMismatch, warning, "15m",
+			fmt.Sprintf("%s\nunless on (instance, kernel)\nlabel_replace(%s, \"kernel\", \"$1\", \"userland\", \"(.+)\")",
+				b.sel("zfs_version_info", `userland!=""`, `kernel!=""`), b.sel("zfs_version_info")),
+			"ZFS tools and kernel module differ on {{ $labels.instance }}.",
+			"On {{ $labels.instance }} the ZFS tools are release {{ $labels.userland }} and the loaded kernel module {{ $labels.kernel }}: packages were upgraded and the module not reloaded. Some zpool and zfs commands fail or misreport until the host reboots (or the module is reloaded)."),
+	}
 }
 
 func (b builder) exporterAlerts() []rule {

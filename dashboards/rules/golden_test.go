@@ -135,6 +135,7 @@ func TestRulesOverGoldenExpositions(t *testing.T) {
 		rules.AlertResilverStalled, rules.AlertScrubOverdue, rules.AlertSourceStale,
 		rules.AlertCollectorFailing, rules.AlertPoolMetricsAbsent, rules.AlertPoolSuspended,
 		rules.AlertVdevSlowDisk, rules.AlertVdevSlowIOsIncreasing,
+		rules.AlertPoolFillingUp, rules.AlertPoolFragmentationHigh, rules.AlertPoolReadOnly, rules.AlertVersionMismatch,
 	}
 	datasetAlerts := []string{rules.AlertDatasetQuotaNearlyFull, rules.AlertSnapshotsStale, rules.AlertDatasetKeyUnavailable}
 	countTop := "count by (pool) (" + config.RecordTopVdevWriteBytesRate + ")"
@@ -201,7 +202,7 @@ func TestRulesOverGoldenExpositions(t *testing.T) {
 		// OpenZFS 2.3, all healthy after a scrub.
 		{
 			InputSeries: goldenInput(t, "openzfs-2.3-04-scrubbed-healthy.prom"),
-			AlertTests:  quiet(append(always, rules.AlertVdevNotOnline, rules.AlertPoolNotOnline, rules.AlertHotSpareInUse)...),
+			AlertTests:  quiet(append(always, rules.AlertVdevNotOnline, rules.AlertPoolNotOnline, rules.AlertHotSpareInUse, rules.AlertVdevErrorsPresent)...),
 		},
 		// The datasets of zfs-fuse and of OpenZFS 2.3 (a volume, an
 		// encrypted filesystem with its key loaded): quotas and
