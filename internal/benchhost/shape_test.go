@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/zpool-exporter/zpool_exporter/internal/runner"
+	"github.com/zpool-exporter/zpool_exporter/internal/sample"
 	"github.com/zpool-exporter/zpool_exporter/internal/zfs/zpool"
 )
 
@@ -55,6 +56,7 @@ func TestGeneratedPoolIsLikeCapture(t *testing.T) {
 				checkStatusText(t, dir, model, line)
 			}
 			checkIostatTables(t, dir, model)
+			checkVersion(t, dir, version)
 			if version == "2.4" {
 				checkKstatRows(t, filepath.Join(dir, "kstat"))
 			}
@@ -91,6 +93,9 @@ func checkCommands(t *testing.T, dir, model string) {
 	for i := range got {
 		got[i] = filepath.Base(got[i])
 	}
+	// The guest's captures of zpool predate its version command: the
+	// host's is checked against the zfs version of the 2.3 captures.
+	got = slices.DeleteFunc(got, func(name string) bool { return name == runner.CaptureFileName("zpool version") })
 	slices.Sort(want)
 	if !slices.Equal(got, want) {
 		t.Errorf("outputs %v, the captures have %v", got, want)
@@ -377,5 +382,23 @@ func checkIostatTables(t *testing.T, dir, model string) {
 	want := all[start : start+len(got)]
 	if !slices.Equal(got, want) {
 		t.Errorf("zpool iostat -vHp -q: rows %v, r10's %v", got, want)
+	}
+}
+
+// checkVersion checks the host's zpool version: that of the 2.3 captures'
+// zfs version, which prints the same lines, for 2.3; the release for both.
+func checkVersion(t *testing.T, dir, version string) {
+	t.Helper()
+	got := readCapture(t, dir, "zpool version")
+	userland, kernel, err := zpool.ParseVersion(got)
+	if err != nil || zpool.Release(userland) != userland || !strings.HasPrefix(userland, version+".") || kernel != userland {
+		t.Errorf("zpool version %q reads as %q, %q, %v; want release %s.x twice", got, userland, kernel, err, version)
+	}
+	if version != "2.3" {
+		return
+	}
+	f := sample.MustRead(t, filepath.Join(sample.Dir(t, "captures"), "openzfs-2.3", "env__zfs-version.txt"))
+	if !bytes.Equal(got, f.Body) {
+		t.Errorf("zpool version:\n%s\nthe 2.3 capture's zfs version:\n%s", got, f.Body)
 	}
 }

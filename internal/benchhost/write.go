@@ -64,6 +64,7 @@ func writeZpool(dir string, s Spec) (host, error) {
 		{"zpool iostat -vHp -w", func(w *bufio.Writer) { writeIostatTables(w, h, true) }},
 		{"zpool iostat -vHp -r", func(w *bufio.Writer) { writeIostatTables(w, h, false) }},
 		{"zpool iostat -vHp -q", func(w *bufio.Writer) { writeIostatQueues(w, h) }},
+		{"zpool version", func(w *bufio.Writer) { writeVersion(w, h) }},
 	}
 	for _, p := range h.pools {
 		// As recorded, without the "--" that the exporter now puts before
@@ -164,4 +165,16 @@ func ParseName(name, version string) (Spec, error) {
 		*into = n
 	}
 	return s, s.check()
+}
+
+// versions are what `zpool version` prints for a host's release: 2.3's
+// as the guest's Debian backport printed it, 2.4's as a build from the
+// release's source does.
+var versions = map[string]string{"2.3": "2.3.2-2~bpo12+2", "2.4": "2.4.4-1"}
+
+// writeVersion writes `zpool version`: the tools and the loaded module,
+// of one release.
+func writeVersion(w *bufio.Writer, h host) {
+	v := versions[h.spec.Version]
+	fmt.Fprintf(w, "zfs-%s\nzfs-kmod-%s\n", v, v)
 }

@@ -170,7 +170,7 @@ func capture(t *testing.T, scenario string) {
 	cmds := [][]string{
 		{"zpool", "status", "-j", "--json-int"}, {"zpool", "status", "-s", "-p"}, {"zpool", "status", "-p"}, {"zpool", "status"},
 		{"zpool", "iostat", "-v"}, {"zpool", "get", "-Hp", "all"},
-		{"zpool", "iostat", "-vHp", "-w"}, {"zpool", "iostat", "-vHp", "-r"}, {"zpool", "iostat", "-vHp", "-q"}, {"zpool", "iostat", "-v", "-w"},
+		{"zpool", "iostat", "-vHp", "-w"}, {"zpool", "iostat", "-vHp", "-r"}, {"zpool", "iostat", "-vHp", "-q"}, {"zpool", "iostat", "-v", "-w"}, {"zpool", "version"},
 	}
 	for _, p := range pools {
 		cmds = append(cmds, []string{"zpool", "get", "-Hp", "all", p, "all-vdevs"})
