@@ -18,33 +18,33 @@ func ioBoard(cfg config.Config) (dashboard.Dashboard, error) {
 	s := b.s
 	b.tagAnnotation("Benchmark runs (zpool_bench)", "orange", benchRunTag)
 
-	type counter struct{ dir, kind, unit, metric, poolRecord, topRecord string }
+	type counter struct{ dir, kind, unit, metric string }
 	counters := []counter{
-		{"Read", "bandwidth", "Bps", "zfs_vdev_read_bytes_total", config.RecordPoolReadBytesRate, config.RecordTopVdevReadBytesRate},
-		{"Write", "bandwidth", "Bps", "zfs_vdev_write_bytes_total", config.RecordPoolWriteBytesRate, config.RecordTopVdevWriteBytesRate},
-		{"Read", "operations", "iops", "zfs_vdev_read_operations_total", config.RecordPoolReadOpsRate, config.RecordTopVdevReadOpsRate},
-		{"Write", "operations", "iops", "zfs_vdev_write_operations_total", config.RecordPoolWriteOpsRate, config.RecordTopVdevWriteOpsRate},
+		{"Read", "bandwidth", "Bps", "zfs_vdev_read_bytes_total"},
+		{"Write", "bandwidth", "Bps", "zfs_vdev_write_bytes_total"},
+		{"Read", "operations", "iops", "zfs_vdev_read_operations_total"},
+		{"Write", "operations", "iops", "zfs_vdev_write_operations_total"},
 	}
-	// Pools and top-level vdevs read the recording rules' 5m rates: their
-	// joins over every vdev are the heaviest queries of the mixin.
-	const recordedNote = " From the recording rules: a 5m rate."
+	// Pools, top-level vdevs and leaves take their rates over the same
+	// $__rate_interval, so that panels side by side agree at every
+	// instant; the recording rules' 5m rates would lag a one-minute run.
 
 	b.row("Pools")
 	for _, c := range counters {
 		b.WithPanel(b.stacked(
 			fmt.Sprintf("%s %s per pool", c.dir, c.kind),
-			fmt.Sprintf("%s %s of each pool, stacked: the pool row of zpool iostat, the sum of its top-level vdevs without cache and spares.", c.dir, c.kind)+recordedNote,
+			fmt.Sprintf("%s %s of each pool, stacked: the pool row of zpool iostat, the sum of its top-level vdevs without cache and spares.", c.dir, c.kind),
 			c.unit, 6, 8,
-			q(s.recorded(c.poolRecord), "{{instance}} {{pool}}")))
+			q(s.poolRate(c.metric), "{{instance}} {{pool}}")))
 	}
 
 	b.row("Top-level vdevs")
 	for _, c := range counters {
 		b.WithPanel(b.stacked(
 			fmt.Sprintf("%s %s per top-level vdev", c.dir, c.kind),
-			fmt.Sprintf("%s %s of each top-level vdev (mirror, raidz, draid, single disk, log, cache), stacked per pool: the top-level rows of zpool iostat -v. An even split means the layout spreads the load.", c.dir, c.kind)+recordedNote,
+			fmt.Sprintf("%s %s of each top-level vdev (mirror, raidz, draid, single disk, log, cache), stacked per pool: the top-level rows of zpool iostat -v. An even split means the layout spreads the load.", c.dir, c.kind),
 			c.unit, 12, 8,
-			q(s.recorded(c.topRecord), "{{pool}} {{vdev}} ({{class}})")))
+			q(s.vdevRate(c.metric, s.topLevel(), "class"), "{{pool}} {{vdev}} ({{class}})")))
 	}
 
 	b.row("Leaf vdevs")

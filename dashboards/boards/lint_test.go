@@ -2,6 +2,7 @@ package boards_test
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -339,5 +340,51 @@ func TestDashboardsLinkEachOther(t *testing.T) {
 	}
 	if len(bs) < 2 {
 		t.Fatalf("%d dashboards", len(bs))
+	}
+}
+
+// The I/O dashboard's pool, top-level and leaf panels of one counter sit
+// side by side and must agree at every instant: all take raw rates over
+// $__rate_interval, none a recorded 5m rate, which lags a short run.
+func TestIOLevelsAgree(t *testing.T) {
+	levels := regexp.MustCompile(`^(Read|Write) (bandwidth|operations) per (pool|top-level vdev|leaf vdev)$`)
+	for _, b := range decodeAll(t) {
+		if b.file != "zfs-io.json" {
+			continue
+		}
+		vars, seen := b.varNames(), 0
+		for _, p := range b.flatPanels() {
+			if !levels.MatchString(p.Title) {
+				continue
+			}
+			seen++
+			for _, target := range p.Targets {
+				e := expr{where: where(b, p) + " target " + target.RefID, text: target.Expr}
+				node, err := e.parse(vars)
+				if err != nil {
+					t.Fatalf("%s: %v", e.where, err)
+				}
+				rates := 0
+				parser.Inspect(node, func(n parser.Node, _ []parser.Node) error {
+					switch n := n.(type) {
+					case *parser.VectorSelector:
+						if strings.Contains(n.Name, ":") {
+							t.Errorf("%s reads the recorded series %s", e.where, n.Name)
+						}
+					case *parser.Call:
+						if n.Func.Name == "rate" {
+							rates++
+						}
+					}
+					return nil
+				})
+				if rates != 1 {
+					t.Errorf("%s: %d rate() calls, want 1\n\t%s", e.where, rates, e.text)
+				}
+			}
+		}
+		if seen != 12 {
+			t.Errorf("%d bandwidth and operations panels per level, want 12", seen)
+		}
 	}
 }
