@@ -43,6 +43,7 @@ func iostatSeeds(t testing.TB) [][]byte {
 func statusSeeds(t testing.TB) [][]byte {
 	in := sample.Bodies(
 		sample.Glob(t, "testdata", "status-*.txt"),
+		sample.Glob(t, "testdata/public", "*.txt"),
 		sample.Glob(t, "testdata/zfs-fuse", "*__status*.txt"),
 		sample.Glob(t, "testdata/openzfs-2.3-guest", "*__zpool_status.txt"),
 		sample.Glob(t, "testdata/openzfs-2.3-guest", "*__zpool_status_*-p.txt"),

@@ -42,7 +42,9 @@ const (
 	inNothing    section = iota
 	inParagraph          // continuation of status: or action:
 	inScan               // continuation of scan: or scrub:
-	inSkipped            // continuation of a header that is not read (remove:, expand:...)
+	inRemoval            // continuation of remove:
+	inExpansion          // continuation of expand:
+	inSkipped            // continuation of a header that is not read (condense:...), or of one that could not be
 	inConfig             // after config:, before the NAME header
 	inTable              // rows of the config table
 	inErrorFiles         // the list after "Permanent errors have been detected..."
@@ -148,12 +150,28 @@ func (p *statusParser) line(s string) error {
 			}
 			return nil
 		}
+	case inRemoval:
+		if indented(s) {
+			if err := p.pool.Removal.continuation(s); err != nil {
+				p.warnf("cannot parse remove line %q: %v", strings.TrimSpace(s), err)
+				p.sect = inSkipped
+			}
+			return nil
+		}
+	case inExpansion:
+		if indented(s) {
+			if err := p.pool.Expansion.continuation(s); err != nil {
+				p.warnf("cannot parse expand line %q: %v", strings.TrimSpace(s), err)
+				p.sect = inSkipped
+			}
+			return nil
+		}
 	case inSkipped:
 		if indented(s) {
 			return nil
 		}
 	case inConfig:
-		t, err := newConfigTable(s)
+		t, err := newConfigTable(s, p.loc)
 		if err != nil {
 			return p.errorf("%v", err)
 		}
@@ -162,6 +180,9 @@ func (p *statusParser) line(s string) error {
 	case inTable:
 		if err := p.table.row(s); err != nil {
 			return p.errorf("%v", err)
+		}
+		if p.table.warning != nil {
+			p.warnf("%v", p.table.warning)
 		}
 		return nil
 	case inErrorFiles:
@@ -249,6 +270,30 @@ func (p *statusParser) headerLine(key, value string) error {
 		}
 		p.pool.Scans = append(p.pool.Scans, s)
 		p.scan, p.sect = len(p.pool.Scans)-1, inScan
+	case "remove":
+		r, err := parseRemovalHeader(value, p.loc)
+		if err != nil {
+			p.warnf("cannot parse remove: line %q: %v", value, err)
+			p.sect = inSkipped
+			return nil
+		}
+		p.pool.Removal, p.sect = r, inRemoval
+	case "expand":
+		e, err := parseExpansionHeader(value, p.loc)
+		if err != nil {
+			p.warnf("cannot parse expand: line %q: %v", value, err)
+			p.sect = inSkipped
+			return nil
+		}
+		p.pool.Expansion, p.sect = e, inExpansion
+	case "checkpoint":
+		c, err := parseCheckpoint(value, p.loc)
+		if err != nil {
+			p.warnf("cannot parse checkpoint: line %q: %v", value, err)
+			p.sect = inSkipped
+			return nil
+		}
+		p.pool.Checkpoint = c
 	case "config":
 		// "config: The configuration cannot be determined." has no table.
 		if value == "" {
@@ -259,8 +304,8 @@ func (p *statusParser) headerLine(key, value string) error {
 	case "dedup":
 		p.sect = inDedup
 	default:
-		// id:, remove:, checkpoint:, expand:, condense:, the trim: line of
-		// old TRIM patches and whatever comes next: not read.
+		// id:, condense:, the trim: line of old TRIM patches and
+		// whatever comes next: not read.
 		p.sect = inSkipped
 	}
 	return nil

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"time"
 )
 
 // configTable builds the vdev tree of one pool from the rows of its config
@@ -21,6 +22,11 @@ type configTable struct {
 	stack   []frame // open rows, outermost first
 	toks    []token // of the row being read, reused from row to row
 	vdevs   vdevBlocks
+
+	loc *time.Location // of the dates in TRIM and initialization annotations
+	// warning is an annotation of the last row that could not be read;
+	// the row itself was.
+	warning error
 }
 
 type frame struct {
@@ -40,12 +46,12 @@ var classHeaders = map[string]string{
 // newConfigTable reads the NAME header: besides the error counters it may
 // carry SLOW (-s; DELAY in 0.8 development builds), POWER (--power) and
 // the columns of -c scripts, whose values end up in Note.
-func newConfigTable(header string) (*configTable, error) {
+func newConfigTable(header string, loc *time.Location) (*configTable, error) {
 	f := strings.Fields(header)
 	if len(f) < 2 || f[0] != "NAME" || f[1] != "STATE" {
 		return nil, fmt.Errorf("expected the NAME STATE ... header of the config table, got %q", strings.TrimSpace(header))
 	}
-	t := &configTable{class: ClassNormal}
+	t := &configTable{class: ClassNormal, loc: loc}
 columns:
 	for _, c := range f[2:] {
 		switch c {
@@ -125,6 +131,10 @@ func (t *configTable) row(line string) error {
 	}
 	v.Note = strings.TrimSpace(line[end:])
 	annotate(v)
+	t.warning = nil
+	if err := annotateOps(v, t.loc); err != nil {
+		t.warning = fmt.Errorf("vdev %q: %w", name, err)
+	}
 	t.insert(col, v)
 	return nil
 }

@@ -20,7 +20,9 @@ import (
 // times (--json-int, -p) are returned in UTC.
 //
 // Running scans carry raw pass figures instead of rates, because the
-// output has no clock: call Scan.Estimate with the time of the run.
+// output has no clock: call Scan.Estimate with the time of the run, and
+// Removal.Estimate and Expansion.Estimate for a running removal or
+// expansion.
 // Sequential rebuilds carry their own pass time, so their rates are filled.
 //
 // The strings of the status share the memory of the output, which is read
@@ -121,6 +123,15 @@ func poolFromJSON(key string, line int, o *jsonObject) (*Pool, error) {
 		return nil, err
 	}
 	p.Scans = scans
+	if p.Removal, err = removalFromJSON(o); err != nil {
+		return nil, err
+	}
+	if p.Expansion, err = expansionFromJSON(o); err != nil {
+		return nil, err
+	}
+	if p.Checkpoint, err = checkpointFromJSON(o); err != nil {
+		return nil, err
+	}
 
 	b := vdevBuilder{pool: p.Name, processed: processedKind(scanStats, scans)}
 	root, err := b.tree(o)
@@ -594,11 +605,21 @@ func (b *vdevBuilder) vdev(key string, o *jsonObject, class string) (*Vdev, erro
 	if f.err != nil {
 		return nil, f.err
 	}
+	var err error
 	switch b.processed {
 	case ScanResilver:
 		v.ResilveredBytes = processed
 	case ScanScrub:
 		v.RepairedBytes = processed
+	}
+	if v.Trim, err = vdevOpFromJSON(o, "trim_state", "trimmed", "to_trim", "trim_time", "trim_errors"); err != nil {
+		return nil, err
+	}
+	if v.Initialize, err = vdevOpFromJSON(o, "init_state", "initialized", "to_initialize", "init_time", "init_errors"); err != nil {
+		return nil, err
+	}
+	if f.nonZero("trim_notsup") {
+		v.Trim = &VdevOp{State: VdevOpUnsupported}
 	}
 	if v.Class == ClassSpare && v.State == "inuse" && v.Note == "" {
 		v.Note = "currently in use" // as the text output says
@@ -909,4 +930,198 @@ func epochAsZero(t time.Time) time.Time {
 		return time.Time{}
 	}
 	return t
+}
+
+// removalFromJSON reads removal_stats, which zpool prints once a removal
+// has started (and keeps after it ends).
+func removalFromJSON(pool *jsonObject) (*Removal, error) {
+	o, err := pool.object("removal_stats")
+	if o == nil || err != nil {
+		return nil, err
+	}
+	f := fieldReader{obj: o}
+	r := &Removal{
+		State:         scanState(f.str("state")),
+		Vdev:          f.str("name"),
+		Start:         f.time("start_time"),
+		End:           f.time("end_time"),
+		Copied:        f.num("copied"),
+		Total:         f.num("to_copy"),
+		MappingMemory: f.num("mapping_memory"),
+	}
+	index := f.num("removing_vdev")
+	if f.err != nil {
+		return nil, f.err
+	}
+	if r.State == ScanNone || r.State == "" {
+		return nil, nil
+	}
+	if index != nil && *index >= 0 && *index <= math.MaxInt32 {
+		i := int(*index)
+		r.VdevIndex = &i
+	}
+	r.Progress, r.Duration = copyProgress(r.State, r.Copied, r.Total, r.Start, r.End)
+	return r, nil
+}
+
+// expansionFromJSON reads raidz_expand_stats. zpool names the vdev there
+// by its type alone ("raidz2"), and gives its index apart: they make the
+// name that the text prints.
+func expansionFromJSON(pool *jsonObject) (*Expansion, error) {
+	o, err := pool.object("raidz_expand_stats")
+	if o == nil || err != nil {
+		return nil, err
+	}
+	f := fieldReader{obj: o}
+	e := &Expansion{
+		State:              scanState(f.str("state")),
+		Vdev:               f.str("name"),
+		Start:              f.time("start_time"),
+		End:                f.time("end_time"),
+		Copied:             f.num("reflowed"),
+		Total:              f.num("to_reflow"),
+		WaitingForResilver: f.nonZero("waiting_for_resilver"),
+	}
+	index := f.str("expanding_vdev")
+	if f.err != nil {
+		return nil, f.err
+	}
+	if e.State == ScanNone || e.State == "" {
+		return nil, nil
+	}
+	if e.Vdev != "" && !numberedSuffix(e.Vdev) && index != "" && isDigits(index) {
+		e.Vdev += "-" + index
+	}
+	e.Progress, e.Duration = copyProgress(e.State, e.Copied, e.Total, e.Start, e.End)
+	return e, nil
+}
+
+// numberedSuffix tells a name that ends in "-<index>".
+func numberedSuffix(name string) bool {
+	i := strings.LastIndexByte(name, '-')
+	return i >= 0 && i < len(name)-1 && isDigits(name[i+1:])
+}
+
+// copyProgress gives what the text output prints of a removal or an
+// expansion besides its raw figures: the ratio done while it runs, and
+// the time a finished one took.
+func copyProgress(state string, copied, total *float64, start, end time.Time) (progress, duration *float64) {
+	switch state {
+	case ScanScanning:
+		if copied != nil && total != nil && *total > 0 {
+			p := *copied / *total
+			progress = &p
+		}
+	case ScanFinished:
+		if !start.IsZero() && !end.IsZero() {
+			d := math.Floor(end.Sub(start).Seconds())
+			duration = &d
+		}
+	}
+	return progress, duration
+}
+
+// Estimate fills Rate and Remaining of a running removal as `zpool
+// status` computes them at time now: the rate since the start, and no
+// estimate beyond 30 days ("copy is slow").
+func (r *Removal) Estimate(now time.Time) {
+	if r.State == ScanScanning {
+		r.Rate, r.Remaining = copyEstimate(now, r.Start, r.Copied, r.Total)
+	}
+}
+
+// Estimate fills Rate and Remaining of a running expansion, as
+// Removal.Estimate does; an expansion waiting for a resilver has no
+// remaining time.
+func (e *Expansion) Estimate(now time.Time) {
+	if e.State != ScanScanning {
+		return
+	}
+	e.Rate, e.Remaining = copyEstimate(now, e.Start, e.Copied, e.Total)
+	if e.WaitingForResilver {
+		e.Remaining = nil
+	}
+}
+
+// maxCopyEstimate is the remaining time beyond which zpool prints no
+// estimate for a removal or an expansion.
+const maxCopyEstimate = 30 * 24 * 3600
+
+func copyEstimate(now, start time.Time, copied, total *float64) (rate, remaining *float64) {
+	if start.IsZero() || copied == nil {
+		return nil, nil
+	}
+	// zpool counts whole seconds and whole bytes per second, never zero.
+	elapsed := math.Max(math.Floor(now.Sub(start).Seconds()), 1)
+	done := math.Max(*copied, 1)
+	r := math.Max(math.Floor(done/elapsed), 1)
+	rate = &r
+	if total != nil && *total >= done {
+		if left := math.Floor((*total - done) / r); left < maxCopyEstimate {
+			remaining = &left
+		}
+	}
+	return rate, remaining
+}
+
+// checkpointFromJSON reads checkpoint_stats; state NONE is no checkpoint.
+func checkpointFromJSON(pool *jsonObject) (*Checkpoint, error) {
+	o, err := pool.object("checkpoint_stats")
+	if o == nil || err != nil {
+		return nil, err
+	}
+	f := fieldReader{obj: o}
+	c := &Checkpoint{
+		State:   strings.ToLower(f.str("state")),
+		Created: f.time("start_time"),
+		Space:   f.num("space"),
+	}
+	if f.err != nil {
+		return nil, f.err
+	}
+	if c.State == "" || c.State == "none" {
+		return nil, nil
+	}
+	return c, nil
+}
+
+// vdevOpFromJSON reads the TRIM or initialization fields that `zpool
+// status -j -t` or `-i` add to leaf vdevs: the state ("UNTRIMMED",
+// "ACTIVE", "COMPLETE"...), the bytes done and to do, the time of the
+// last change of state and the errors. Nil when the state is absent.
+func vdevOpFromJSON(o *jsonObject, stateKey, doneKey, totalKey, timeKey, errorsKey string) (*VdevOp, error) {
+	f := fieldReader{obj: o}
+	state := strings.ToLower(f.str(stateKey))
+	if state == "" {
+		return nil, nil
+	}
+	op := &VdevOp{
+		State:  state,
+		Done:   f.num(doneKey),
+		Total:  f.num(totalKey),
+		Errors: f.num(errorsKey),
+	}
+	at := f.time(timeKey)
+	if f.err != nil {
+		return nil, f.err
+	}
+	switch state {
+	case "untrimmed", "uninitialized":
+		op.State = VdevOpNone
+	case VdevOpActive, VdevOpSuspended:
+		op.Start = at
+	case VdevOpComplete, VdevOpCanceled:
+		op.End = at
+	}
+	switch op.State {
+	case VdevOpComplete:
+		one := 1.0
+		op.Progress = &one
+	case VdevOpActive, VdevOpSuspended:
+		if op.Done != nil && op.Total != nil && *op.Total > 0 {
+			p := *op.Done / *op.Total
+			op.Progress = &p
+		}
+	}
+	return op, nil
 }

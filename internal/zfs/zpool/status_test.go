@@ -50,6 +50,15 @@ func checkStatusInvariants(st *Status) error {
 				return fmt.Errorf("pool %s: scan function %q", p.Name, s.Function)
 			}
 		}
+		if r := p.Removal; r != nil && !slices.Contains([]string{ScanScanning, ScanFinished, ScanCanceled}, r.State) {
+			return fmt.Errorf("pool %s: removal state %q", p.Name, r.State)
+		}
+		if e := p.Expansion; e != nil && !slices.Contains([]string{ScanScanning, ScanFinished}, e.State) {
+			return fmt.Errorf("pool %s: expansion state %q", p.Name, e.State)
+		}
+		if c := p.Checkpoint; c != nil && c.State != CheckpointExists && c.State != CheckpointDiscarding {
+			return fmt.Errorf("pool %s: checkpoint state %q", p.Name, c.State)
+		}
 		if p.Root == nil {
 			continue
 		}
@@ -64,6 +73,8 @@ func checkStatusInvariants(st *Status) error {
 				err = fmt.Errorf("pool %s: vdev %q with state %q", p.Name, v.Name, v.State)
 			case !slices.Contains([]string{ClassNormal, ClassLog, ClassCache, ClassSpare, ClassSpecial, ClassDedup}, v.Class):
 				err = fmt.Errorf("pool %s: vdev %s of class %q", p.Name, v.Name, v.Class)
+			case !validVdevOp(v.Trim) || !validVdevOp(v.Initialize):
+				err = fmt.Errorf("pool %s: vdev %s with trim %+v, initialize %+v", p.Name, v.Name, v.Trim, v.Initialize)
 			}
 		})
 		if err != nil {
@@ -71,6 +82,21 @@ func checkStatusInvariants(st *Status) error {
 		}
 	}
 	return nil
+}
+
+// validVdevOp holds for a TRIM or initialization the text output can
+// give: a known state, a progress only while running or done.
+func validVdevOp(op *VdevOp) bool {
+	if op == nil {
+		return true
+	}
+	switch op.State {
+	case VdevOpActive, VdevOpSuspended, VdevOpComplete:
+		return op.Progress == nil || *op.Progress >= 0
+	case VdevOpNone, VdevOpUnsupported:
+		return op.Progress == nil
+	}
+	return false
 }
 
 func walkStatusVdevs(v *Vdev, visit func(*Vdev)) {

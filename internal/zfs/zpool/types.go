@@ -31,6 +31,13 @@ type Pool struct {
 	// a sequential rebuild (the rebuild and the scrub that follows it).
 	Scans []Scan
 
+	// Removal, Expansion and Checkpoint are the remove:, expand: and
+	// checkpoint: lines (JSON removal_stats, raidz_expand_stats and
+	// checkpoint_stats); nil when the pool has none of them.
+	Removal    *Removal    `json:",omitempty"`
+	Expansion  *Expansion  `json:",omitempty"`
+	Checkpoint *Checkpoint `json:",omitempty"`
+
 	// Root is the pool's own row of the config table (Type "root"). Its
 	// children are the top-level vdevs of every class, in print order,
 	// each carrying its Class.
@@ -97,7 +104,120 @@ type Vdev struct {
 	ResilveredBytes *float64
 	RepairedBytes   *float64
 
+	// Trim and Initialize are the leaf's TRIM and initialization, read
+	// from the "(12% trimmed, started at ...)" annotations of `status -t`
+	// and `-i` (or "(trimming)" without them) and from the trim_* and
+	// init_* fields of JSON. Nil when the output tells nothing.
+	Trim       *VdevOp `json:",omitempty"`
+	Initialize *VdevOp `json:",omitempty"`
+
 	Children []*Vdev
+}
+
+// States of a VdevOp: the kernel's vdev_trim_state_t and
+// vdev_initializing_state_t, lowercased as JSON names them.
+const (
+	// VdevOpNone is a leaf never trimmed or initialized: "(untrimmed)",
+	// "(uninitialized)". The text output says so of a canceled one too.
+	VdevOpNone      = "none"
+	VdevOpActive    = "active"
+	VdevOpSuspended = "suspended"
+	VdevOpCanceled  = "canceled" // only JSON tells it from none
+	VdevOpComplete  = "complete"
+	// VdevOpUnsupported is a leaf that cannot TRIM: "(trim unsupported)".
+	VdevOpUnsupported = "unsupported"
+)
+
+// VdevOp is the TRIM or the initialization of one leaf vdev. zpool keeps a
+// single time per leaf, the time of the last change of state: a running or
+// suspended operation has it as Start ("started at"), a complete or
+// canceled one as End.
+type VdevOp struct {
+	State    string   // one of the VdevOp constants
+	Progress *float64 // ratio; the text prints whole percents, 1 once complete
+
+	Start time.Time // zero when not printed
+	End   time.Time
+
+	Done   *float64 // bytes trimmed or initialized: JSON only
+	Total  *float64 // bytes to trim or to initialize: JSON only
+	Errors *float64 // JSON only
+}
+
+// Removal is a top-level vdev evacuated by `zpool remove` (the remove: line
+// and its continuation lines, or JSON removal_stats). The pool keeps the
+// figures of the last removal after it ends, with the memory its mapping
+// of moved blocks still costs.
+//
+// Removals and expansions are not Scans, although the kernel counts their
+// states as it counts a scan's: they copy data rather than read it, a
+// removal has a memory cost that no scan has, and exported as scans they
+// would add function labels that alerts written for scrubs and resilvers
+// do not expect. They share the Scan state constants and the Scan field
+// names where the meaning is the same.
+type Removal struct {
+	State string // ScanScanning, ScanFinished or ScanCanceled
+	// Vdev names the removed vdev as zpool printed it: a device path
+	// ("/dev/da0p4") or a bare type ("mirror"). A finished removal prints
+	// only VdevIndex, so Vdev is "" there in text output.
+	Vdev      string
+	VdevIndex *int // position among the top-level vdevs
+
+	Start time.Time // zero when not printed (finished and canceled text)
+	End   time.Time // finish or cancel time; zero while running
+
+	Copied *float64 // bytes copied so far
+	Total  *float64 // bytes to copy: running removals only in text output
+
+	Rate      *float64 // bytes per second since the start
+	Progress  *float64 // ratio of Copied to Total while running
+	Remaining *float64 // seconds; nil for "copy is slow, no estimated time"
+	Duration  *float64 // seconds the finished removal took (text: whole minutes)
+
+	// MappingMemory is the memory, in bytes, that the table mapping the
+	// removed vdev's blocks to their new places costs, as long as the
+	// pool lives. The text prints it only when it is not zero.
+	MappingMemory *float64
+}
+
+// Expansion is a RAID-Z expansion by `zpool attach` (OpenZFS 2.3+): the
+// expand: line and its continuation line, or JSON raidz_expand_stats. It
+// is not a Scan for the reasons given at Removal.
+type Expansion struct {
+	State string // ScanScanning or ScanFinished
+	Vdev  string // the raidz vdev, "raidz2-0"
+
+	Start time.Time // zero when not printed (finished text)
+	End   time.Time // finish time; zero while running
+
+	Copied *float64 // bytes reflowed so far (the finished text prints it too)
+	Total  *float64 // bytes to reflow
+
+	Rate      *float64 // bytes per second since the start
+	Progress  *float64 // ratio of Copied to Total while running
+	Remaining *float64 // seconds; nil when not estimated
+	Duration  *float64 // seconds the finished expansion took
+
+	// WaitingForResilver is set while the expansion waits for a
+	// resilver, or for `zpool clear`, before it goes on.
+	WaitingForResilver bool
+}
+
+// Checkpoint states.
+const (
+	CheckpointExists     = "exists"
+	CheckpointDiscarding = "discarding"
+)
+
+// Checkpoint is the pool's checkpoint (`zpool checkpoint`): the
+// checkpoint: line, or JSON checkpoint_stats. Blocks it holds are not
+// freed, so its space is space the pool cannot use until it is discarded.
+type Checkpoint struct {
+	State   string    // one of the Checkpoint constants
+	Created time.Time // zero while discarding (not printed)
+	// Space is the bytes the checkpoint holds; while discarding, the bytes
+	// still to free.
+	Space *float64
 }
 
 // Scan functions.
