@@ -38,6 +38,7 @@ const (
 	AlertPoolReadOnly              = "ZFSPoolReadOnly"
 	AlertPoolDegradedWithoutRepair = "ZFSPoolDegradedWithoutResilver"
 	AlertVersionMismatch           = "ZFSVersionMismatch"
+	AlertPoolOperationStalled      = "ZFSPoolOperationStalled"
 )
 
 const (
@@ -214,6 +215,26 @@ and on (instance, pool, function, vdev)
 		progress(""), progress(" offset "+promDuration(stall)),
 		b.sel("zfs_scan_start_time_seconds", `function=~"resilver|rebuild"`), seconds(stall))
 
+	// A raidz expansion or a device removal copies data: stalled when its
+	// copied bytes stay put, unless it waits for a resilver, as an
+	// expansion does.
+	opStall := operationStallFor
+	opStalled := fmt.Sprintf(`max without (state) (%s == 1)
+and on (instance, pool, function, vdev)
+(
+  %s
+  <=
+  %s offset %s
+)
+and on (instance, pool, function, vdev)
+(%s < time() - %s)
+unless on (instance, pool)
+(%s == 1)`,
+		b.sel("zfs_scan_state", `function=~"expand|remove"`, `state="scanning"`),
+		b.sel("zfs_scan_issued_bytes", `function=~"expand|remove"`), b.sel("zfs_scan_issued_bytes", `function=~"expand|remove"`), promDuration(opStall),
+		b.sel("zfs_scan_start_time_seconds", `function=~"expand|remove"`), seconds(opStall),
+		b.sel("zfs_scan_state", `function=~"resilver|rebuild"`, `state="scanning"`))
+
 	overdue := alert(AlertScrubOverdue, warning, "",
 		lastScrub,
 		"ZFS pool {{ $labels.pool }} is overdue for a scrub.",
@@ -233,6 +254,10 @@ and on (instance, pool, function, vdev)
 			stalled,
 			"ZFS {{ $labels.function }} of pool {{ $labels.pool }} makes no progress.",
 			"The {{ $labels.function }} of pool {{ $labels.pool }}{{ with $labels.vdev }} (vdev {{ . }}){{ end }} on {{ $labels.instance }} has issued no more bytes for "+config.Prose(stall)+": the pool stays without its full redundancy until it ends."),
+		alert(AlertPoolOperationStalled, warning, "",
+			opStalled,
+			"ZFS {{ if eq $labels.function \"expand\" }}expansion{{ else }}device removal{{ end }} in pool {{ $labels.pool }} makes no progress.",
+			"The {{ if eq $labels.function \"expand\" }}raidz expansion of {{ $labels.vdev }}{{ else }}device removal{{ end }} in pool {{ $labels.pool }} on {{ $labels.instance }} has copied no more bytes for "+config.Prose(opStall)+", with no resilver to wait for: the pool takes no other expansion or removal until it ends."),
 		overdue,
 		never,
 	}

@@ -135,7 +135,7 @@ func TestRulesOverGoldenExpositions(t *testing.T) {
 		rules.AlertResilverStalled, rules.AlertScrubOverdue, rules.AlertSourceStale,
 		rules.AlertCollectorFailing, rules.AlertPoolMetricsAbsent, rules.AlertPoolSuspended,
 		rules.AlertVdevSlowDisk, rules.AlertVdevSlowIOsIncreasing,
-		rules.AlertPoolFillingUp, rules.AlertPoolFragmentationHigh, rules.AlertPoolReadOnly, rules.AlertVersionMismatch,
+		rules.AlertPoolFillingUp, rules.AlertPoolFragmentationHigh, rules.AlertPoolReadOnly, rules.AlertVersionMismatch, rules.AlertPoolOperationStalled,
 	}
 	datasetAlerts := []string{rules.AlertDatasetQuotaNearlyFull, rules.AlertSnapshotsStale, rules.AlertDatasetKeyUnavailable}
 	countTop := "count by (pool) (" + config.RecordTopVdevWriteBytesRate + ")"
