@@ -3,9 +3,12 @@ package zpool
 import (
 	"bytes"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/zpool-exporter/zpool_exporter/internal/sample"
 )
@@ -197,4 +200,46 @@ func jsonDraid(t *testing.T, release string) *Vdev {
 	}
 	t.Fatalf("no dRAID vdev draid1:2d:5c:1s-0 in pool dr")
 	return nil
+}
+
+// What the leaves are doing reads the same from the JSON as from the
+// text's notes: the new disk of a healing resilver is resilvering, and
+// nothing else is noted, in the guest's resilver and spare scenarios.
+func TestActivitiesOfJSONAsOfText(t *testing.T) {
+	for _, release := range []string{"2.3", "2.4"} {
+		dir := filepath.Join("testdata", "openzfs-"+release+"-guest")
+		for _, scenario := range []string{"04-resilvering", "06-spare-inuse"} {
+			t.Run(release+"/"+scenario, func(t *testing.T) {
+				read := func(command string) []byte {
+					return sample.MustRead(t, filepath.Join(dir, scenario+"__"+command+".txt")).Body
+				}
+				js, err := ParseStatusJSON(bytes.NewReader(read("zpool_status_-j_--json-int")))
+				if err != nil {
+					t.Fatal(err)
+				}
+				text, err := ParseStatus(bytes.NewReader(read("zpool_status_-p")), time.UTC)
+				if err != nil {
+					t.Fatal(err)
+				}
+				activities := func(st *Status) map[string][]string {
+					out := map[string][]string{}
+					for _, p := range st.Pools {
+						p.Root.Walk(func(v *Vdev, _ string) {
+							if len(v.Activities) > 0 {
+								out[p.Name+"/"+v.Name] = v.Activities
+							}
+						})
+					}
+					return out
+				}
+				j, x := activities(js), activities(text)
+				if diff := cmp.Diff(x, j); diff != "" {
+					t.Errorf("JSON's activities differ from the text's (-text +json):\n%s", diff)
+				}
+				if scenario == "04-resilvering" && !slices.Equal(j["mir/virtio-zd18"], []string{ActivityResilvering}) {
+					t.Errorf("mir/virtio-zd18: activities %v, want resilvering", j["mir/virtio-zd18"])
+				}
+			})
+		}
+	}
 }

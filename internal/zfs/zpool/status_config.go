@@ -203,8 +203,9 @@ func setCounter(v *Vdev, column string, n float64, ok bool) {
 var processedNote = regexp.MustCompile(`^(\S+) (resilvered|repaired)\b`)
 
 // annotate reads what the Note tells besides its text: the bytes an old
-// zpool reports per leaf ("16.6M resilvered", "12.9M repaired") and the
-// last path of a missing device ("was /dev/sdb1").
+// zpool reports per leaf ("16.6M resilvered", "12.9M repaired"), the
+// last path of a missing device ("was /dev/sdb1") and what the vdev is
+// doing ("(resilvering)").
 func annotate(v *Vdev) {
 	if v.Note == "" {
 		return // most rows
@@ -221,6 +222,11 @@ func annotate(v *Vdev) {
 	if rest, ok := strings.CutPrefix(v.Note, "was "); ok {
 		if f := strings.Fields(rest); len(f) > 0 {
 			v.Path = f[0]
+		}
+	}
+	for _, a := range activityNotes {
+		if strings.Contains(v.Note, a.note) {
+			v.Activities = append(v.Activities, a.activity)
 		}
 	}
 }

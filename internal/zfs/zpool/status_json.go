@@ -145,6 +145,7 @@ func poolFromJSON(key string, line int, o *jsonObject) (*Pool, error) {
 	if root.State == "" {
 		root.State = p.State
 	}
+	noteScanning(root, scans)
 	qualifyNames(root)
 	p.Root = root
 	return p, nil
@@ -624,7 +625,50 @@ func (b *vdevBuilder) vdev(key string, o *jsonObject, class string) (*Vdev, erro
 	if v.Class == ClassSpare && v.State == "inuse" && v.Note == "" {
 		v.Note = "currently in use" // as the text output says
 	}
+	// The fields behind the text's notes; "(resilvering)" and
+	// "(repairing)" wait for the tree (see noteScanning).
+	for _, a := range []struct{ field, activity string }{
+		{"resilver_deferred", ActivityAwaitingResilver},
+		{"removing", ActivityRemoving},
+		{"noalloc", ActivityNonAllocating},
+	} {
+		if f.nonZero(a.field) {
+			v.Activities = append(v.Activities, a.activity)
+		}
+	}
 	return v, nil
+}
+
+// noteScanning gives the leaves that a running scan has processed bytes
+// on the activity the text notes for them, as zpool decides it: an
+// online leaf, while the pool's scrub or healing resilver runs. The text
+// also notes the leaves of a running rebuild, whose per-vdev figure the
+// JSON leaves out.
+func noteScanning(root *Vdev, scans []Scan) {
+	activity := ""
+	for _, s := range scans {
+		if s.State != ScanScanning {
+			continue
+		}
+		switch s.Function {
+		case ScanResilver:
+			activity = ActivityResilvering
+		case ScanScrub:
+			activity = ActivityRepairing
+		}
+	}
+	if activity == "" {
+		return
+	}
+	root.Walk(func(v *Vdev, _ string) {
+		processed := v.ResilveredBytes
+		if processed == nil {
+			processed = v.RepairedBytes
+		}
+		if len(v.Children) == 0 && v.State == "online" && processed != nil && *processed != 0 {
+			v.Activities = append([]string{activity}, v.Activities...)
+		}
+	})
 }
 
 // vdevStateJSON names a vdev state as the text output does. JSON prints

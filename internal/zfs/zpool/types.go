@@ -111,7 +111,30 @@ type Vdev struct {
 	Trim       *VdevOp `json:",omitempty"`
 	Initialize *VdevOp `json:",omitempty"`
 
+	// Activities are what zpool status notes the vdev is doing, as the
+	// Activity constants: "(resilvering)", "(removing)"... after the
+	// counters, or the JSON fields that print them.
+	Activities []string `json:",omitempty"`
+
 	Children []*Vdev
+}
+
+// What a vdev is doing, as zpool status notes it.
+const (
+	ActivityResilvering      = "resilvering"       // a leaf receiving a resilver or a rebuild
+	ActivityRepairing        = "repairing"         // a leaf a scrub repairs
+	ActivityAwaitingResilver = "awaiting_resilver" // a resilver deferred until the running one ends
+	ActivityRemoving         = "removing"          // a top-level vdev being evacuated by zpool remove
+	ActivityNonAllocating    = "non_allocating"    // a top-level vdev that takes no new data
+)
+
+// activityNotes are the notes of the text output, by activity.
+var activityNotes = []struct{ note, activity string }{
+	{"(resilvering)", ActivityResilvering},
+	{"(repairing)", ActivityRepairing},
+	{"(awaiting resilver)", ActivityAwaitingResilver},
+	{"(removing)", ActivityRemoving},
+	{"(non-allocating)", ActivityNonAllocating},
 }
 
 // States of a VdevOp: the kernel's vdev_trim_state_t and
