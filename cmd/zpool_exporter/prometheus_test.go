@@ -297,12 +297,12 @@ func drawDashboards(t *testing.T, p *prom, host string, began time.Time, dir str
 			t.Fatalf("drawing the dashboards: %v\n%s", err, out)
 		}
 	}
-	// The pools, I/O, benchmark and datasets pictures show the zfs-fuse
-	// pools alone: a replay's counters start over at each round of its
-	// steps, and replays list no datasets. Running scans only come from
-	// the replays.
+	// The pools, I/O, benchmark, datasets and ARC pictures show the
+	// zfs-fuse pools alone: a replay's counters start over at each round
+	// of its steps, and replays list no datasets. Running scans only come
+	// from the replays.
 	draw("-var", "instance="+strings.TrimPrefix(host, "http://"),
-		"out/dashboards/zfs-pools.json", "out/dashboards/zfs-io.json", "out/dashboards/zfs-benchmark.json", "out/dashboards/zfs-datasets.json")
+		"out/dashboards/zfs-pools.json", "out/dashboards/zfs-io.json", "out/dashboards/zfs-benchmark.json", "out/dashboards/zfs-datasets.json", "out/dashboards/zfs-arc.json")
 	draw("out/dashboards/zfs-scans.json")
 	t.Logf("dashboards drawn into %s", abs)
 }

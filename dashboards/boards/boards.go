@@ -39,6 +39,7 @@ func Boards() []Board {
 		{"zfs-benchmark.json", "zfs-benchmark", benchmarkBoard},
 		{"zfs-scans.json", "zfs-scans", scansBoard},
 		{"zfs-datasets.json", "zfs-datasets", datasetsBoard},
+		{"zfs-arc.json", "zfs-arc", arcBoard},
 	}
 }
 
@@ -175,9 +176,11 @@ func (s sel) mean(family, by, set string, match ...string) string {
 		by, s.histRate(family+"_sum", set, match...), by, s.histRate(family+"_count", set, match...))
 }
 
-// recorded selects a series of the recording rules (config/records.go);
-// they keep the job and instance labels, so the same selector applies.
-func (s sel) recorded(name string) string { return name + s.pool() }
+// hostRecorded selects a host-wide series of the recording rules
+// (config/records.go: the ARC hit ratios, CPU); they keep the job and
+// instance labels, so the selector applies, but have no pool label, which
+// pool=~"$pool" would demand.
+func (s sel) hostRecorded(name string) string { return name + s.host() }
 
 // query is one Prometheus target.
 type query struct {
@@ -503,6 +506,21 @@ func colorBackground() dashboard.DynamicConfigValue {
 
 func colorText() dashboard.DynamicConfigValue {
 	return dashboard.DynamicConfigValue{Id: "custom.cellOptions", Value: map[string]any{"type": "color-text"}}
+}
+
+// gaugeCell draws a cell as a bar, coloured by the column's thresholds,
+// between the column's min and max.
+func gaugeCell() dashboard.DynamicConfigValue {
+	return dashboard.DynamicConfigValue{Id: "custom.cellOptions", Value: map[string]any{"type": "gauge", "mode": "basic"}}
+}
+
+// fieldMin and fieldMax bound a column's values, for gauge cells.
+func fieldMin(v float64) dashboard.DynamicConfigValue {
+	return dashboard.DynamicConfigValue{Id: "min", Value: v}
+}
+
+func fieldMax(v float64) dashboard.DynamicConfigValue {
+	return dashboard.DynamicConfigValue{Id: "max", Value: v}
 }
 
 func mappings(m []dashboard.ValueMapping) dashboard.DynamicConfigValue {

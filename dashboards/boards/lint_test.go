@@ -163,6 +163,7 @@ func TestUIDsStableAndUnique(t *testing.T) {
 		"zfs-benchmark.json": "zfs-benchmark",
 		"zfs-scans.json":     "zfs-scans",
 		"zfs-datasets.json":  "zfs-datasets",
+		"zfs-arc.json":       "zfs-arc",
 	}
 	seen := map[string]string{}
 	bs := decodeAll(t)

@@ -2,12 +2,39 @@ package boards
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/grafana/grafana-foundation-sdk/go/common"
 	"github.com/grafana/grafana-foundation-sdk/go/dashboard"
 
 	"github.com/zpool-exporter/zpool_exporter/dashboards/config"
 )
+
+// fillTrends are the windows over which the pools dashboard takes the
+// trend of each pool's free space (deriv, a least-squares fit), and the
+// horizons of its colours: those of the ZFSPoolFillingUp alerts, critical
+// within a day at the trend of 6 hours, warning within a week at the trend
+// of 2 days (rules/alerts.go; TestTimeUntilFullMatchesAlerts keeps them
+// equal). Fixed windows, not $__range: the time until full must not change
+// with the time picker, and must read as the alerts do.
+var fillTrends = []struct {
+	window  string
+	horizon time.Duration
+}{
+	{"6h", 24 * time.Hour},
+	{"2d", 7 * 24 * time.Hour},
+}
+
+// fillInterval is the finest step of the time-until-full graph: each of
+// its points reads up to 2 days of samples of every pool.
+const fillInterval = "15m"
+
+// untilFull is the seconds until a pool has no free space left at the
+// trend of its free space over window; no value for a pool whose free
+// space does not shrink.
+func (s sel) untilFull(window string) string {
+	return fmt.Sprintf(`zfs_pool_free_bytes%s / -(deriv(zfs_pool_free_bytes%s[%s]) < 0)`, s.pool(), s.pool(), window)
+}
 
 // poolsBoard is the zpool status of every pool: states in colour, error
 // counters, data errors, capacity, fragmentation, the last scrub, spares.
@@ -43,29 +70,38 @@ func poolsBoard(cfg config.Config) (dashboard.Dashboard, error) {
 		Thresholds(thresholdsBuilder(base("green"), step(1, "yellow"))))
 
 	capSteps := []dashboard.Threshold{base("green"), step(cfg.CapacityWarning, "orange"), step(cfg.CapacityCritical, "red")}
+	// Red within the critical alert's horizon, orange within the
+	// warning's.
+	fullSteps := []dashboard.Threshold{base("red"), step(fillTrends[0].horizon.Seconds(), "orange"), step(fillTrends[1].horizon.Seconds(), "green")}
+	poolQueries := []query{
+		tq(fmt.Sprintf(`zfs_pool_state%s == 1`, s.pool())),
+		cell(poolKeys, fmt.Sprintf(`zfs_pool_size_bytes%s`, s.pool())),
+		cell(poolKeys, fmt.Sprintf(`zfs_pool_allocated_bytes%s`, s.pool())),
+		cell(poolKeys, fmt.Sprintf(`zfs_pool_allocated_bytes%s / zfs_pool_size_bytes%s`, s.pool(), s.pool())),
+		cell(poolKeys, fmt.Sprintf(`zfs_pool_fragmentation_ratio%s`, s.pool())),
+		cell(poolKeys, fmt.Sprintf(`zfs_pool_dedup_ratio%s`, s.pool())),
+		cell(poolKeys, fmt.Sprintf(`zfs_pool_data_errors%s`, s.pool())),
+	}
+	poolCols := []col{
+		{"instance", "instance", nil},
+		{"pool", "pool", nil},
+		stateCol,
+		{"Value #B", "size", []dashboard.DynamicConfigValue{unit("bytes")}},
+		{"Value #C", "allocated", []dashboard.DynamicConfigValue{unit("bytes")}},
+		{"Value #D", "capacity", []dashboard.DynamicConfigValue{unit("percentunit"), colorBackground(), thresholds(capSteps...)}},
+		{"Value #E", "fragmentation", []dashboard.DynamicConfigValue{unit("percentunit")}},
+		{"Value #F", "dedup", []dashboard.DynamicConfigValue{unit("short")}},
+		errCol("Value #G", "data errors"),
+	}
+	for _, tr := range fillTrends {
+		poolCols = append(poolCols, col{"Value #" + refID(len(poolQueries)), "full in (" + tr.window + " trend)",
+			[]dashboard.DynamicConfigValue{unit("s"), colorText(), thresholds(fullSteps...)}})
+		poolQueries = append(poolQueries, cell(poolKeys, s.untilFull(tr.window)))
+	}
 	b.WithPanel(b.table("Pools",
-		"One row per pool: its state, size, allocated share, free-space fragmentation, dedup ratio and permanent data errors.",
-		24, 6,
-		[]query{
-			tq(fmt.Sprintf(`zfs_pool_state%s == 1`, s.pool())),
-			cell(poolKeys, fmt.Sprintf(`zfs_pool_size_bytes%s`, s.pool())),
-			cell(poolKeys, fmt.Sprintf(`zfs_pool_allocated_bytes%s`, s.pool())),
-			cell(poolKeys, fmt.Sprintf(`zfs_pool_allocated_bytes%s / zfs_pool_size_bytes%s`, s.pool(), s.pool())),
-			cell(poolKeys, fmt.Sprintf(`zfs_pool_fragmentation_ratio%s`, s.pool())),
-			cell(poolKeys, fmt.Sprintf(`zfs_pool_dedup_ratio%s`, s.pool())),
-			cell(poolKeys, fmt.Sprintf(`zfs_pool_data_errors%s`, s.pool())),
-		},
-		[]col{
-			{"instance", "instance", nil},
-			{"pool", "pool", nil},
-			stateCol,
-			{"Value #B", "size", []dashboard.DynamicConfigValue{unit("bytes")}},
-			{"Value #C", "allocated", []dashboard.DynamicConfigValue{unit("bytes")}},
-			{"Value #D", "capacity", []dashboard.DynamicConfigValue{unit("percentunit"), colorBackground(), thresholds(capSteps...)}},
-			{"Value #E", "fragmentation", []dashboard.DynamicConfigValue{unit("percentunit")}},
-			{"Value #F", "dedup", []dashboard.DynamicConfigValue{unit("short")}},
-			errCol("Value #G", "data errors"),
-		},
+		fmt.Sprintf("One row per pool: its state, size, allocated share, free-space fragmentation, dedup ratio, permanent data errors, and the time until it is full at the trend of its free space over %s and over %s (empty while its free space does not shrink; red within %s, orange within %s, as the alerts).",
+			fillTrends[0].window, fillTrends[1].window, config.Prose(fillTrends[0].horizon), config.Prose(fillTrends[1].horizon)),
+		24, 6, poolQueries, poolCols,
 		"Value #A").
 		SortBy(sortBy("pool")))
 
@@ -162,6 +198,56 @@ func poolsBoard(cfg config.Config) (dashboard.Dashboard, error) {
 		"percentunit", 8, 8,
 		q(fmt.Sprintf(`zfs_pool_fragmentation_ratio%s`, s.pool()), "{{pool}}")).
 		Min(0).Max(1))
+	var fillQueries []query
+	for _, tr := range fillTrends {
+		fillQueries = append(fillQueries, q(s.untilFull(tr.window), "{{pool}} ("+tr.window+" trend)"))
+	}
+	b.WithPanel(b.timeseries("Time until full",
+		fmt.Sprintf("How long until each pool has no free space left, at the trend of its free space (deriv, a least-squares fit) over the last %s and the last %s: the windows of the pool-filling-up alerts, whose horizons the lines mark (%s, %s). A pool whose free space does not shrink has no line. Logarithmic scale; drawn every %s at most, as each point reads up to %s of samples.",
+			fillTrends[0].window, fillTrends[1].window, config.Prose(fillTrends[0].horizon), config.Prose(fillTrends[1].horizon), fillInterval, fillTrends[1].window),
+		"s", 12, 8, fillQueries...).
+		Interval(fillInterval).
+		ScaleDistribution(common.NewScaleDistributionConfigBuilder().Type(common.ScaleDistributionLog).Log(10)).
+		Thresholds(thresholdsBuilder(fullSteps...)).
+		ThresholdsStyle(common.NewGraphThresholdsStyleConfigBuilder().Mode(common.GraphThresholdsStyleModeLine)))
+	b.WithPanel(b.timeseries("Vdev capacity used",
+		"Allocated share of each top-level vdev (vdev properties allocated over size, OpenZFS 2.2+). ZFS steers new writes to the emptier vdevs, so a vdev added to a full pool stays apart for a long time. On raidz and dRAID, allocated counts parity and size does not, so the share reads higher there than zpool list -v shows: compare vdevs of one layout.",
+		"percentunit", 12, 8,
+		q(fmt.Sprintf(`zfs_vdev_allocated_bytes%s / (zfs_vdev_size_bytes%s > 0) and on(instance, pool, vdev) (%s)`, s.pool(), s.pool(), s.topLevel()), "{{pool}} {{vdev}}")).
+		Min(0).
+		Thresholds(thresholdsBuilder(capSteps...)).
+		ThresholdsStyle(common.NewGraphThresholdsStyleConfigBuilder().Mode(common.GraphThresholdsStyleModeLine)))
+	// The vdevs with a size: the top-level vdevs (log vdevs among them) and
+	// the pool's own row; every column keeps to them, as the merge would
+	// add a row for any other vdev (the disks have an ashift too).
+	sized := func(metric string) string {
+		return fmt.Sprintf(`%s%s and on(instance, pool, vdev) zfs_vdev_size_bytes%s`, metric, s.pool(), s.pool())
+	}
+	b.WithPanel(b.table("Vdev capacity",
+		"Space of each top-level vdev and of the pool's own row (type root, which leaves log vdevs out), from the vdev properties of OpenZFS 2.2+: size, allocated, free, the allocated share, and ashift (log2 of the sector size, its smallest allocation: 12 is 4 KiB). On raidz and dRAID, size is after parity and allocated counts it, so the share reads higher than zpool list -v shows; compare vdevs of one layout. Empty before OpenZFS 2.2.",
+		24, 8,
+		[]query{
+			tq(sized("zfs_vdev_info")),
+			cell(vdevKeys, fmt.Sprintf(`zfs_vdev_size_bytes%s`, s.pool())),
+			cell(vdevKeys, fmt.Sprintf(`zfs_vdev_allocated_bytes%s`, s.pool())),
+			cell(vdevKeys, fmt.Sprintf(`zfs_vdev_free_bytes%s`, s.pool())),
+			cell(vdevKeys, fmt.Sprintf(`zfs_vdev_allocated_bytes%s / (zfs_vdev_size_bytes%s > 0)`, s.pool(), s.pool())),
+			cell(vdevKeys, sized("zfs_vdev_ashift")),
+		},
+		[]col{
+			{"instance", "instance", nil},
+			{"pool", "pool", nil},
+			{"vdev", "vdev", nil},
+			{"vdev_type", "type", nil},
+			{"class", "class", nil},
+			{"Value #B", "size", []dashboard.DynamicConfigValue{unit("bytes")}},
+			{"Value #C", "allocated", []dashboard.DynamicConfigValue{unit("bytes")}},
+			{"Value #D", "free", []dashboard.DynamicConfigValue{unit("bytes")}},
+			{"Value #E", "allocated share", []dashboard.DynamicConfigValue{unit("percentunit"), gaugeCell(), fieldMin(0), fieldMax(1), thresholds(capSteps...)}},
+			{"Value #F", "ashift", []dashboard.DynamicConfigValue{unit("none")}},
+		},
+		"Value #A", "guid", "path", "parent").
+		SortBy(sortBy("pool")))
 
 	b.row("Scrub")
 	b.WithPanel(b.table("Last scan",

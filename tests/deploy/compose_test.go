@@ -513,7 +513,7 @@ func TestComposeGrafana(t *testing.T) {
 		}
 	}
 	slices.Sort(uids)
-	if want := []string{"zfs-benchmark", "zfs-datasets", "zfs-io", "zfs-pools", "zfs-scans"}; !slices.Equal(uids, want) {
+	if want := []string{"zfs-arc", "zfs-benchmark", "zfs-datasets", "zfs-io", "zfs-pools", "zfs-scans"}; !slices.Equal(uids, want) {
 		t.Errorf("dashboards %v, want %v", uids, want)
 	}
 	home := g.Environment["GF_DASHBOARDS_DEFAULT_HOME_DASHBOARD_PATH"]

@@ -48,7 +48,7 @@ func TestRun(t *testing.T) {
 	defer prom.Close()
 	out := t.TempDir()
 	files, err := filepath.Glob("../../out/dashboards/*.json")
-	if err != nil || len(files) != 5 {
+	if err != nil || len(files) != 6 {
 		t.Fatalf("dashboards: %v %v", files, err)
 	}
 	var stdout, stderr bytes.Buffer
@@ -56,7 +56,7 @@ func TestRun(t *testing.T) {
 	if code := run(args, time.Now(), &stdout, &stderr); code != 1 {
 		t.Errorf("exit %d, want 1; stderr:\n%s", code, stderr.String())
 	}
-	for _, uid := range []string{"zfs-pools", "zfs-io", "zfs-benchmark", "zfs-scans", "zfs-datasets"} {
+	for _, uid := range []string{"zfs-pools", "zfs-io", "zfs-benchmark", "zfs-scans", "zfs-datasets", "zfs-arc"} {
 		if _, err := os.Stat(filepath.Join(out, uid+".svg")); err != nil {
 			t.Error(err)
 		}
