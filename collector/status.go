@@ -12,7 +12,7 @@ import (
 )
 
 func init() {
-	register("status", true, "Pool and vdev health, error counters and scrub/resilver progress from zpool status", newStatusCollector)
+	register("status", true, "Pool and vdev health, error counters, scrub/resilver, removal and expansion progress, checkpoints and TRIM from zpool status", newStatusCollector)
 }
 
 // Known states get one series each, so that an alert can test
@@ -51,16 +51,19 @@ var (
 		"Bytes resilvered onto the vdev by the current or last resilver.", "pool", "vdev")
 	vdevRepairedDesc = desc("vdev", "repaired_bytes",
 		"Bytes repaired on the vdev by the current or last scrub.", "pool", "vdev")
+	vdevActivityDesc = desc("vdev", "activity",
+		"1 for each thing zpool status notes the vdev is doing: resilvering, repairing (a scrub repairs it), awaiting_resilver, removing, non_allocating. No series when it notes none.",
+		"pool", "vdev", "activity")
 
 	scanLabels        = []string{"pool", "function", "vdev"}
-	scanStateDesc     = desc("scan", "state", "1 for the scan's current state, 0 for the others. function is scrub, resilver, rebuild (sequential resilver, per top-level vdev) or error_scrub.", append(scanLabels, "state")...)
+	scanStateDesc     = desc("scan", "state", "1 for the scan's current state, 0 for the others. function is scrub, resilver, rebuild (sequential resilver, per top-level vdev), error_scrub, expand (RAID-Z expansion, per raidz vdev) or remove (vdev removal, vdev empty).", append(scanLabels, "state")...)
 	scanExaminedDesc  = desc("scan", "examined_bytes", "Bytes the scan has examined (scanned) so far.", scanLabels...)
-	scanIssuedDesc    = desc("scan", "issued_bytes", "Bytes the scan has issued for verification so far.", scanLabels...)
-	scanTotalDesc     = desc("scan", "total_bytes", "Bytes the scan has to examine.", scanLabels...)
+	scanIssuedDesc    = desc("scan", "issued_bytes", "Bytes the scan has issued for verification so far; for expand and remove, the bytes copied.", scanLabels...)
+	scanTotalDesc     = desc("scan", "total_bytes", "Bytes the scan has to examine; for expand and remove, to copy.", scanLabels...)
 	scanProcessedDesc = desc("scan", "processed_bytes", "Bytes repaired (scrub) or resilvered so far.", scanLabels...)
 	scanErrorsDesc    = desc("scan", "errors", "Errors the scan found that it could not repair.", scanLabels...)
 	scanProgressDesc  = desc("scan", "progress_ratio", "Share of the scan done, as zpool reports it (may exceed 1).", scanLabels...)
-	scanRateDesc      = desc("scan", "issue_rate_bytes_per_second", "Rate at which the running scan issues bytes.", scanLabels...)
+	scanRateDesc      = desc("scan", "issue_rate_bytes_per_second", "Rate at which the running scan issues (expand, remove: copies) bytes.", scanLabels...)
 	scanRemainingDesc = desc("scan", "remaining_seconds", "Time zpool estimates the running scan still needs.", scanLabels...)
 	scanStartDesc     = desc("scan", "start_time_seconds", "When the scan started (Unix time).", scanLabels...)
 	scanEndDesc       = desc("scan", "end_time_seconds", "When the scan finished or was canceled (Unix time).", scanLabels...)
@@ -117,6 +120,7 @@ func collectPool(p *zpool.Pool, ch chan<- prometheus.Metric) {
 	for _, scan := range p.Scans {
 		collectScan(p.Name, scan, ch)
 	}
+	collectLongOps(p, ch)
 	if p.Root == nil {
 		return
 	}
@@ -152,6 +156,10 @@ func collectVdev(pool string, v *zpool.Vdev, parent string, ch chan<- prometheus
 	optCounter(ch, vdevSlowIOsDesc, v.SlowIOs, pool, v.Name)
 	optGauge(ch, vdevResilveredDesc, v.ResilveredBytes, pool, v.Name)
 	optGauge(ch, vdevRepairedDesc, v.RepairedBytes, pool, v.Name)
+	for _, a := range v.Activities {
+		gauge(ch, vdevActivityDesc, 1, pool, v.Name, a)
+	}
+	collectVdevOps(pool, v, ch)
 }
 
 func collectScan(pool string, s zpool.Scan, ch chan<- prometheus.Metric) {
@@ -172,12 +180,8 @@ func collectScan(pool string, s zpool.Scan, ch chan<- prometheus.Metric) {
 	optGauge(ch, scanRateDesc, s.IssueRate, l...)
 	optGauge(ch, scanRemainingDesc, s.Remaining, l...)
 	optGauge(ch, scanDurationDesc, s.Duration, l...)
-	if !s.Start.IsZero() {
-		gauge(ch, scanStartDesc, float64(s.Start.Unix()), l...)
-	}
-	if !s.End.IsZero() {
-		gauge(ch, scanEndDesc, float64(s.End.Unix()), l...)
-	}
+	optTime(ch, scanStartDesc, s.Start, l...)
+	optTime(ch, scanEndDesc, s.End, l...)
 }
 
 // upgradeAvailable tells a pool whose status asks for zpool upgrade:
