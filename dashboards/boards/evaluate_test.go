@@ -110,9 +110,16 @@ var mustReturn = map[string]bool{
 	"zfs-scans.json Scans A":                          true,
 	"zfs-scans.json Resilvered per vdev A":            true,
 	"zfs-scans.json Repaired per vdev A":              true,
-	"zfs-benchmark.json Benchmark runs A":             true,
-	"zfs-benchmark.json Benchmark runs B":             true,
-	"zfs-benchmark.json Benchmark runs C":             true,
+	// Expansions, removals, checkpoints, TRIM and initialization: the
+	// status-* goldens.
+	"zfs-scans.json Scans G":                   true,
+	"zfs-scans.json Checkpoint space A":        true,
+	"zfs-scans.json Removal mapping memory A":  true,
+	"zfs-scans.json TRIM and initialization A": true,
+	"zfs-scans.json TRIM and initialization B": true,
+	"zfs-benchmark.json Benchmark runs A":      true,
+	"zfs-benchmark.json Benchmark runs B":      true,
+	"zfs-benchmark.json Benchmark runs C":      true,
 	// The dataset goldens: a quota and a refquota, compression, the cap,
 	// the listing of datasets.
 	"zfs-datasets.json Datasets A":                  true,

@@ -251,15 +251,15 @@ func poolsBoard(cfg config.Config) (dashboard.Dashboard, error) {
 
 	b.row("Scrub")
 	b.WithPanel(b.table("Last scan",
-		"The last scrub, resilver or rebuild of each pool (rebuilds per top-level vdev): its state, when it ran, how long it took, what it repaired or resilvered, and the errors it could not repair.",
+		"The last scrub, resilver or rebuild of each pool (rebuilds per top-level vdev): its state, when it ran, how long it took, what it repaired or resilvered, and the errors it could not repair. Expansions and removals are on the scrub and resilver dashboard.",
 		16, 7,
 		[]query{
-			tq(fmt.Sprintf(`zfs_scan_state%s == 1`, s.pool())),
-			cell(scanKeys, fmt.Sprintf(`zfs_scan_start_time_seconds%s * 1000`, s.pool())),
-			cell(scanKeys, fmt.Sprintf(`zfs_scan_end_time_seconds%s * 1000`, s.pool())),
-			cell(scanKeys, fmt.Sprintf(`zfs_scan_duration_seconds%s`, s.pool())),
-			cell(scanKeys, fmt.Sprintf(`zfs_scan_processed_bytes%s`, s.pool())),
-			cell(scanKeys, fmt.Sprintf(`zfs_scan_errors%s`, s.pool())),
+			tq(fmt.Sprintf(`zfs_scan_state%s == 1`, s.pool(scanOnly))),
+			cell(scanKeys, fmt.Sprintf(`zfs_scan_start_time_seconds%s * 1000`, s.pool(scanOnly))),
+			cell(scanKeys, fmt.Sprintf(`zfs_scan_end_time_seconds%s * 1000`, s.pool(scanOnly))),
+			cell(scanKeys, fmt.Sprintf(`zfs_scan_duration_seconds%s`, s.pool(scanOnly))),
+			cell(scanKeys, fmt.Sprintf(`zfs_scan_processed_bytes%s`, s.pool(scanOnly))),
+			cell(scanKeys, fmt.Sprintf(`zfs_scan_errors%s`, s.pool(scanOnly))),
 		},
 		append(scanCols(), []col{
 			{"Value #B", "started", []dashboard.DynamicConfigValue{unit("dateTimeAsIso")}},
@@ -280,3 +280,8 @@ func poolsBoard(cfg config.Config) (dashboard.Dashboard, error) {
 
 	return b.Build()
 }
+
+// scanOnly keeps the scans that read the pool (scrub, resilver, rebuild,
+// error scrub) and leaves out the copies that share their metrics: a
+// finished removal stays in zpool status until the pool is exported.
+const scanOnly = `function!~"expand|remove"`

@@ -173,11 +173,11 @@ type VdevOp struct {
 // of moved blocks still costs.
 //
 // Removals and expansions are not Scans, although the kernel counts their
-// states as it counts a scan's: they copy data rather than read it, a
-// removal has a memory cost that no scan has, and exported as scans they
-// would add function labels that alerts written for scrubs and resilvers
-// do not expect. They share the Scan state constants and the Scan field
-// names where the meaning is the same.
+// states as it counts a scan's: they copy data rather than read it, and a
+// removal has a memory cost that no scan has. They share the Scan state
+// constants and the Scan field names where the meaning is the same, so
+// that the exporter can show them beside scans (function expand and
+// remove), where alerts written for scrubs and resilvers select those.
 type Removal struct {
 	State string // ScanScanning, ScanFinished or ScanCanceled
 	// Vdev names the removed vdev as zpool printed it: a device path
