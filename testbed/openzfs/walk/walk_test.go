@@ -470,18 +470,8 @@ func TestWalk(t *testing.T) {
 		if !atLeast(version, 2, 3) {
 			t.Skip("OpenZFS before 2.3 has no JSON status")
 		}
-		// A zpool that refuses -j makes the exporter fall back to text.
-		wrapper := filepath.Join(t.TempDir(), "zpool-nojson")
-		script := "#!/bin/sh\nfor a; do [ \"$a\" = -j ] && { echo \"invalid option 'j'\" >&2; exit 2; }; done\nexec zpool \"$@\"\n"
-		if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		text := e2e.Start(t, *exporterBin, nil, "--zpool.command="+wrapper, "--zpool.iostat-interval=0")
-		tm := text.Scrape(t)
+		tm := textExporter(t).Scrape(t)
 		jm := e.Scrape(t)
-		if !is(tm, "zfs_exporter_capabilities_info", map[string]string{"status_format": "exact"}) {
-			t.Fatalf("the exporter over %s did not fall back to the text status", wrapper)
-		}
 		compared := []string{"zfs_pool_state", "zfs_pool_data_errors", "zfs_vdev_state", "zfs_vdev_read_errors_total",
 			"zfs_vdev_write_errors_total", "zfs_vdev_checksum_errors_total", "zfs_scan_state", "zfs_scan_end_time_seconds"}
 		ts, js := flatten(tm, compared, nil), flatten(jm, compared, nil)
@@ -753,6 +743,8 @@ func TestWalk(t *testing.T) {
 	})
 
 	t.Run("duplicate vdev names", func(t *testing.T) { duplicateNames(t, e, mnt) })
+
+	t.Run("long operations", func(t *testing.T) { longOperations(t, e, mnt, version) })
 
 	t.Run("data and checksum errors", func(t *testing.T) {
 		pool := "one"
