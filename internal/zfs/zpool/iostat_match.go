@@ -3,6 +3,7 @@ package zpool
 import (
 	"fmt"
 	"path"
+	"regexp"
 	"strings"
 )
 
@@ -44,6 +45,10 @@ type iostatSection struct {
 // (-H, or old zpool listing log devices among the others).
 func MatchIostat(pool *Pool, rows []IostatRow) (map[*Vdev]IostatRow, error) {
 	m := make(map[*Vdev]IostatRow)
+	if pool != nil {
+		keep := unlisted(&Status{Pools: []*Pool{pool}})
+		rows = filterRows(rows, func(r IostatRow) bool { return keep(r.Name) })
+	}
 	if err := matchPool(pool, rows, m); err != nil {
 		return nil, err
 	}
@@ -61,6 +66,8 @@ func MatchIostatReport(st *Status, rows []IostatRow) (map[*Vdev]IostatRow, error
 	if err != nil {
 		return nil, err
 	}
+	keep := unlisted(st)
+	rows = filterRows(rows, func(r IostatRow) bool { return keep(r.Name) })
 	m := make(map[*Vdev]IostatRow)
 	if !isScripted(rows) {
 		for len(rows) > 0 {
@@ -103,9 +110,16 @@ func MatchIostatTables(st *Status, names []string) (map[*Vdev]int, error) {
 	if err != nil {
 		return nil, err
 	}
-	rows := make([]IostatRow, len(names))
+	// The tables of indirect vdevs are left out: table i of rows is
+	// table tables[i] of the output.
+	keep := unlisted(st)
+	var rows []IostatRow
+	var tables []int
 	for i, name := range names {
-		rows[i] = IostatRow{Name: name, Depth: -1}
+		if keep(name) {
+			rows = append(rows, IostatRow{Name: name, Depth: -1})
+			tables = append(tables, i)
+		}
 	}
 	m := make(map[*Vdev]IostatRow)
 	index := make(map[*Vdev]int, len(rows))
@@ -124,7 +138,7 @@ func MatchIostatTables(st *Status, names []string) (map[*Vdev]int, error) {
 		for _, sec := range expectedIostat(p) {
 			for _, e := range sec.rows {
 				if _, ok := m[e.vdev]; ok {
-					index[e.vdev] = next
+					index[e.vdev] = tables[next]
 					next++
 				}
 			}
@@ -134,6 +148,36 @@ func MatchIostatTables(st *Status, names []string) (map[*Vdev]int, error) {
 		}
 	}
 	return index, nil
+}
+
+// indirectName is the name of the indirect vdev a removed device leaves
+// ("indirect-1"): zpool iostat lists it among its pool's vdevs, idle,
+// where zpool status shows nothing.
+var indirectName = regexp.MustCompile(`^indirect-[0-9]+$`)
+
+// unlisted returns a test that keeps the iostat rows to match with st: all
+// but those of indirect vdevs that st does not show.
+func unlisted(st *Status) func(name string) bool {
+	shown := map[string]bool{}
+	if st != nil {
+		for _, p := range st.Pools {
+			shown[p.Name] = true
+			if p.Root != nil {
+				p.Root.Walk(func(v *Vdev, _ string) { shown[v.Name], shown[v.PrintedName()] = true, true })
+			}
+		}
+	}
+	return func(name string) bool { return shown[name] || !indirectName.MatchString(name) }
+}
+
+func filterRows(rows []IostatRow, keep func(IostatRow) bool) []IostatRow {
+	out := rows[:0:0]
+	for _, r := range rows {
+		if keep(r) {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // poolLookup returns the pools of st by name, each to be found once: a
