@@ -197,6 +197,13 @@ func longOperations(t *testing.T, e *e2e.Exporter, mnt, version string) {
 		if n := len(m.Series("zfs_vdev_info", map[string]string{"pool": "opr", "vdev": "mirror-1"})); n != 0 {
 			t.Errorf("opr: mirror-1 still in zfs_vdev_info after its removal")
 		}
+		// zpool iostat lists the indirect vdev the removal left, which
+		// status does not: the collectors that pair the two still work.
+		e.WaitFor(t, 30*time.Second, "opr: I/O counters and latency of mirror-0 after the removal", func(m e2e.Metrics) bool {
+			_, counted := m.Get("zfs_vdev_write_bytes_total", map[string]string{"pool": "opr", "vdev": "mirror-0"})
+			return counted && is(m, "zfs_exporter_collector_success", map[string]string{"collector": "vdev_latency"}) &&
+				is(m, "zfs_exporter_collector_success", map[string]string{"collector": "vdev_io"})
+		})
 		jm, tm = scrapeBoth()
 		agreeOn(t, jm, tm, []string{"zfs_scan_state", "zfs_scan_issued_bytes", "zfs_scan_end_time_seconds"}, remove)
 	})
