@@ -1,7 +1,6 @@
 package collector
 
 import (
-	"bytes"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -30,19 +29,7 @@ func publicStatus(name string) string {
 // removals and expansions carry no rate or time left.
 func statusFixtureCollector(t *testing.T, fixture string, json bool, now time.Time) prometheus.Collector {
 	t.Helper()
-	f := sample.MustRead(t, fixture)
-	var (
-		st  *zpool.Status
-		err error
-	)
-	if json {
-		st, err = zpool.ParseStatusJSON(bytes.NewReader(f.Body))
-	} else {
-		st, err = zpool.ParseStatus(bytes.NewReader(f.Body), time.UTC)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := parseStatusFixture(t, fixture, json)
 	for _, p := range st.Pools {
 		if len(p.Warnings) != 0 {
 			t.Errorf("%s: pool %s: warnings %q", fixture, p.Name, p.Warnings)

@@ -17,8 +17,8 @@ import (
 	"github.com/zpool-exporter/zpool_exporter/internal/zfs/zpool"
 )
 
-// poolMetrics parses a status fixture and returns what collectPool sends.
-func poolMetrics(t *testing.T, fixture string, json bool) []*dto.MetricFamily {
+// parseStatusFixture parses a status fixture, JSON or text.
+func parseStatusFixture(t *testing.T, fixture string, json bool) *zpool.Status {
 	t.Helper()
 	f := sample.MustRead(t, fixture)
 	var (
@@ -33,6 +33,13 @@ func poolMetrics(t *testing.T, fixture string, json bool) []*dto.MetricFamily {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return st
+}
+
+// poolMetrics parses a status fixture and returns what collectPool sends.
+func poolMetrics(t *testing.T, fixture string, json bool) []*dto.MetricFamily {
+	t.Helper()
+	st := parseStatusFixture(t, fixture, json)
 	reg := prometheus.NewPedanticRegistry()
 	reg.MustRegister(collectorFunc(func(ch chan<- prometheus.Metric) {
 		for _, p := range st.Pools {

@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"sort"
@@ -157,22 +155,7 @@ func TestTimeUntilFull(t *testing.T) {
 			})
 		}
 	}
-	spec, err := json.Marshal(map[string]any{
-		"evaluation_interval": "1m",
-		"tests": []any{map[string]any{
-			"interval":         "1m",
-			"input_series":     input,
-			"promql_expr_test": exprTests,
-		}},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	file := filepath.Join(t.TempDir(), "fill.yml")
-	if err := os.WriteFile(file, spec, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if out, err := exec.Command(bin, "test", "rules", file).CombinedOutput(); err != nil {
+	if out, err := promtoolExprTests(t, bin, input, exprTests); err != nil {
 		t.Errorf("promtool test rules: %v\n%s", err, out)
 	}
 }

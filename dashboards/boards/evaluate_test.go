@@ -347,24 +347,31 @@ func TestBenchmarkRunsTable(t *testing.T) {
 	for ref := range want {
 		t.Errorf("the Benchmark runs panel has no target %s", ref)
 	}
+	if out, err := promtoolExprTests(t, bin, benchmarkWindows, exprTests); err != nil {
+		t.Errorf("promtool test rules: %v\n%s", err, out)
+	}
+}
+
+// promtoolExprTests runs promql_expr_test cases over input series a
+// minute apart in promtool, and returns what it printed.
+func promtoolExprTests(t *testing.T, bin string, input []map[string]string, cases []any) ([]byte, error) {
+	t.Helper()
 	spec, err := json.Marshal(map[string]any{
 		"evaluation_interval": "1m",
 		"tests": []any{map[string]any{
 			"interval":         "1m",
-			"input_series":     benchmarkWindows,
-			"promql_expr_test": exprTests,
+			"input_series":     input,
+			"promql_expr_test": cases,
 		}},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	file := filepath.Join(t.TempDir(), "runs.yml")
+	file := filepath.Join(t.TempDir(), "tests.yml")
 	if err := os.WriteFile(file, spec, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if out, err := exec.Command(bin, "test", "rules", file).CombinedOutput(); err != nil {
-		t.Errorf("promtool test rules: %v\n%s", err, out)
-	}
+	return exec.Command(bin, "test", "rules", file).CombinedOutput()
 }
 
 // rulesGlob are the generated rule files: the recorded series some panels

@@ -3,11 +3,8 @@ package boards_test
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"math"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -300,22 +297,7 @@ func evaluate(t *testing.T, input []map[string]string, exprs []string) [][]gotSa
 		// Nothing is expected, so that promtool reports what it got.
 		tests = append(tests, map[string]any{"expr": fmt.Sprintf("%s # q%d", e, i), "eval_time": "20m", "exp_samples": []any{}})
 	}
-	spec, err := json.Marshal(map[string]any{
-		"evaluation_interval": "1m",
-		"tests": []any{map[string]any{
-			"interval":         "1m",
-			"input_series":     input,
-			"promql_expr_test": tests,
-		}},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	file := filepath.Join(t.TempDir(), "latency.yml")
-	if err := os.WriteFile(file, spec, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	out, _ := exec.Command(bin, "test", "rules", file).CombinedOutput()
+	out, _ := promtoolExprTests(t, bin, input, tests)
 
 	caseRef := regexp.MustCompile(`# q(\d+)", time: \S+,(?: err: (.*))?$`)
 	got := make([][]gotSample, len(exprs))
