@@ -34,18 +34,9 @@ func statusFixtureCollector(t *testing.T, fixture string, json bool, now time.Ti
 		if len(p.Warnings) != 0 {
 			t.Errorf("%s: pool %s: warnings %q", fixture, p.Name, p.Warnings)
 		}
-		if !json {
-			continue
-		}
-		for i := range p.Scans {
-			p.Scans[i].Estimate(now)
-		}
-		if p.Removal != nil {
-			p.Removal.Estimate(now)
-		}
-		if p.Expansion != nil {
-			p.Expansion.Estimate(now)
-		}
+	}
+	if json {
+		st.Estimate(now)
 	}
 	return collectorFunc(func(ch chan<- prometheus.Metric) {
 		for _, p := range st.Pools {

@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/zpool-exporter/zpool_exporter/internal/zfs/zpool"
 )
@@ -39,7 +38,7 @@ func (c *Client) readStatus(ctx context.Context) (*zpool.Status, error) {
 	if caps.StatusFormat == StatusJSON {
 		st, err = zpool.ParseStatusJSON(bytes.NewReader(out))
 		if err == nil {
-			estimate(st, c.cfg.Now())
+			st.Estimate(c.cfg.Now())
 			c.fillMissingStates(ctx, st, text)
 		}
 	} else {
@@ -57,23 +56,6 @@ func (c *Client) readStatus(ctx context.Context) (*zpool.Status, error) {
 		return nil, fmt.Errorf("`%s` printed no pool that could be read", cmd)
 	}
 	return st, nil
-}
-
-// estimate fills the rates and times left of a JSON status. JSON carries
-// raw figures only, for scans, removals and expansions alike; zpool's text
-// derives the rate and time left from them and the clock, and so do we.
-func estimate(st *zpool.Status, now time.Time) {
-	for _, p := range st.Pools {
-		for i := range p.Scans {
-			p.Scans[i].Estimate(now)
-		}
-		if p.Removal != nil {
-			p.Removal.Estimate(now)
-		}
-		if p.Expansion != nil {
-			p.Expansion.Estimate(now)
-		}
-	}
 }
 
 // fillMissingStates takes the states that JSON status lacks from the text

@@ -59,6 +59,23 @@ func ParseStatusJSON(r io.Reader) (*Status, error) {
 	return st, nil
 }
 
+// Estimate fills in the rates and times left of a JSON status's scans,
+// removals and expansions at now. JSON carries raw figures only; zpool's
+// text derives these from them and the clock, and so does this.
+func (st *Status) Estimate(now time.Time) {
+	for _, p := range st.Pools {
+		for i := range p.Scans {
+			p.Scans[i].Estimate(now)
+		}
+		if p.Removal != nil {
+			p.Removal.Estimate(now)
+		}
+		if p.Expansion != nil {
+			p.Expansion.Estimate(now)
+		}
+	}
+}
+
 // Estimate fills ScanRate, IssueRate and Remaining of a running scan from
 // its raw pass figures, as `zpool status` computes them at time now. It
 // does nothing for scans that are not running or carry no pass start
