@@ -43,14 +43,7 @@ func opsFiles(t *testing.T, n int) []string {
 	var files []string
 	for i := range n {
 		path := filepath.Join(dir, fmt.Sprintf("f%02d", i+1))
-		f, err := os.Create(path)
-		if err == nil {
-			err = f.Truncate(256 << 20)
-			f.Close()
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
+		sparseFile(t, path)
 		files = append(files, path)
 	}
 	return files

@@ -1119,14 +1119,7 @@ func duplicateNames(t *testing.T, e *e2e.Exporter, mnt string) {
 	file := func(n int) string {
 		path := filepath.Join(dir, fmt.Sprintf("f%02d", n))
 		if _, err := os.Stat(path); err != nil {
-			f, err := os.Create(path)
-			if err == nil {
-				err = f.Truncate(256 << 20)
-				f.Close()
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
+			sparseFile(t, path)
 		}
 		return path
 	}
@@ -1199,4 +1192,17 @@ func vdevNames(m e2e.Metrics, pool string) []string {
 	}
 	slices.Sort(names)
 	return names
+}
+
+// sparseFile makes a sparse file of 256 MiB for a file vdev.
+func sparseFile(t *testing.T, path string) {
+	t.Helper()
+	f, err := os.Create(path)
+	if err == nil {
+		err = f.Truncate(256 << 20)
+		f.Close()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
 }
