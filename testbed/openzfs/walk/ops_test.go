@@ -32,8 +32,10 @@ func textExporter(t *testing.T) *e2e.Exporter {
 	return x
 }
 
-// opsFiles makes n sparse files of 256 MiB for the pools of the long
-// operations: the data disks are the other scenarios'.
+// opsFiles makes n sparse files of 512 MiB for the pools of the long
+// operations: the data disks are the other scenarios'. OpenZFS 2.1 keeps
+// at least 128 MiB aside (slop) and refuses a removal from smaller files
+// for want of space.
 func opsFiles(t *testing.T, n int) []string {
 	t.Helper()
 	dir, err := os.MkdirTemp("/var/tmp", "ops")
@@ -43,7 +45,7 @@ func opsFiles(t *testing.T, n int) []string {
 	var files []string
 	for i := range n {
 		path := filepath.Join(dir, fmt.Sprintf("f%02d", i+1))
-		sparseFile(t, path)
+		sparseFile(t, path, 512<<20)
 		files = append(files, path)
 	}
 	return files
@@ -230,7 +232,8 @@ func longOperations(t *testing.T, e *e2e.Exporter, mnt, version string) {
 	// and JSON, as fixtures for the exporter's next status form.
 	t.Run("trim and initialize", func(t *testing.T) {
 		trimmed, initialized := files[4], files[5]
-		// A rate of 1 MiB/s keeps the TRIM of 256 MiB going for minutes.
+		// A rate of 1 MiB/s keeps the TRIM of 512 MiB going for minutes
+		// (OpenZFS 2.1 ends it within seconds all the same).
 		zpool(t, "trim", "-r", "1M", "opr", trimmed)
 		zpool(t, "initialize", "opr", initialized)
 		// 256 MiB may be written before the suspend comes: then the
@@ -264,8 +267,12 @@ func longOperations(t *testing.T, e *e2e.Exporter, mnt, version string) {
 			for _, p := range st.Pools {
 				p.Root.Walk(func(v *zpoolparse.Vdev, _ string) { leaves[v.Name] = v })
 			}
-			if v := leaves[trimmed]; v == nil || v.Trim == nil || v.Trim.State != zpoolparse.VdevOpActive || v.Trim.Progress == nil {
-				t.Errorf("%s: %s: TRIM %+v, want active with its progress", form, trimmed, v)
+			trimState := ""
+			if v := leaves[trimmed]; v != nil && v.Trim != nil && v.Trim.Progress != nil {
+				trimState = v.Trim.State
+			}
+			if trimState != zpoolparse.VdevOpActive && !(trimState == zpoolparse.VdevOpComplete && !atLeast(version, 2, 3)) {
+				t.Errorf("%s: %s: TRIM %q, want active with its progress", form, trimmed, trimState)
 			}
 			if v := leaves[initialized]; v == nil || v.Initialize == nil || v.Initialize.State != wantInit {
 				t.Errorf("%s: %s: initialization %+v, want %s", form, initialized, v, wantInit)
@@ -274,7 +281,7 @@ func longOperations(t *testing.T, e *e2e.Exporter, mnt, version string) {
 				t.Errorf("%s: %s of the removed mirror still listed", form, files[6])
 			}
 		}
-		zpool(t, "trim", "-c", "opr", trimmed)
+		_ = start(t, "zpool", "trim", "-c", "opr", trimmed).wait() // fails once complete
 		if wantInit == zpoolparse.VdevOpSuspended {
 			zpool(t, "initialize", "-c", "opr", initialized)
 		}

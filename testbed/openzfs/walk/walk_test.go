@@ -1119,7 +1119,7 @@ func duplicateNames(t *testing.T, e *e2e.Exporter, mnt string) {
 	file := func(n int) string {
 		path := filepath.Join(dir, fmt.Sprintf("f%02d", n))
 		if _, err := os.Stat(path); err != nil {
-			sparseFile(t, path)
+			sparseFile(t, path, 256<<20)
 		}
 		return path
 	}
@@ -1194,12 +1194,12 @@ func vdevNames(m e2e.Metrics, pool string) []string {
 	return names
 }
 
-// sparseFile makes a sparse file of 256 MiB for a file vdev.
-func sparseFile(t *testing.T, path string) {
+// sparseFile makes a sparse file of size bytes for a file vdev.
+func sparseFile(t *testing.T, path string, size int64) {
 	t.Helper()
 	f, err := os.Create(path)
 	if err == nil {
-		err = f.Truncate(256 << 20)
+		err = f.Truncate(size)
 		f.Close()
 	}
 	if err != nil {
