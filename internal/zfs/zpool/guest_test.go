@@ -252,7 +252,14 @@ func TestActivitiesOfJSONAsOfText(t *testing.T) {
 // where zpool status shows nothing: its tables and rows are left out of
 // the pairing, which otherwise fails for the whole host.
 func TestIostatPairsAroundIndirectVdevs(t *testing.T) {
-	dir := filepath.Join("testdata", "openzfs-2.3-guest")
+	for _, release := range []string{"2.1", "2.3", "2.4"} {
+		t.Run(release, func(t *testing.T) {
+			testIostatPairsAroundIndirectVdevs(t, filepath.Join("testdata", "openzfs-"+release+"-guest"))
+		})
+	}
+}
+
+func testIostatPairsAroundIndirectVdevs(t *testing.T, dir string) {
 	st, err := guestStatus(t, dir, "16-removed")
 	if err != nil {
 		t.Fatal(err)
