@@ -167,10 +167,9 @@ func ParseName(name, version string) (Spec, error) {
 	return s, s.check()
 }
 
-// versions are what `zpool version` prints for a host's release: 2.3's
-// as the guest's Debian backport printed it, 2.4's as a build from the
-// release's source does.
-var versions = map[string]string{"2.3": "2.3.2-2~bpo12+2", "2.4": "2.4.4-1"}
+// versions are what `zpool version` prints for a host's release: what the
+// guest's Debian packages printed.
+var versions = map[string]string{"2.3": "2.3.2-2~bpo12+2", "2.4": "2.4.4-1~bpo13+1"}
 
 // writeVersion writes `zpool version`: the tools and the loaded module,
 // of one release.
