@@ -167,8 +167,8 @@ func ParseName(name, version string) (Spec, error) {
 	return s, s.check()
 }
 
-// versions are what `zpool version` prints for a host's release: what the
-// guest's Debian packages printed.
+// versions are what `zpool version` prints for a host's release: what
+// the guest's zpool printed, as built by Debian's backports.
 var versions = map[string]string{"2.3": "2.3.2-2~bpo12+2", "2.4": "2.4.4-1~bpo13+1"}
 
 // writeVersion writes `zpool version`: the tools and the loaded module,
