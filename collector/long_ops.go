@@ -86,22 +86,20 @@ func newVdevOpDescs(name, what, done, flag string, known []string, states string
 	}
 }
 
-// collectLongOps sends a pool's removal, expansion and checkpoint.
+// collectLongOps sends a pool's removal, expansion and checkpoint; the
+// removal and the expansion as scans.
 func collectLongOps(p *zpool.Pool, ch chan<- prometheus.Metric) {
 	if r := p.Removal; r != nil {
-		collectCopy([]string{p.Name, scanRemove, ""}, copyOp{
-			r.State, r.Start, r.End, r.Copied, r.Total, r.Rate, r.Progress, r.Remaining, r.Duration,
-		}, ch)
+		collectScan(p.Name, zpool.Scan{Function: scanRemove, State: r.State, Start: r.Start, End: r.End,
+			Issued: r.Copied, Total: r.Total, IssueRate: r.Rate, Progress: r.Progress, Remaining: r.Remaining, Duration: r.Duration}, ch)
 		optGauge(ch, removalMappingMemoryDesc, r.MappingMemory, p.Name)
 	}
 	if e := p.Expansion; e != nil {
-		l := []string{p.Name, scanExpand, e.Vdev}
-		collectCopy(l, copyOp{
-			e.State, e.Start, e.End, e.Copied, e.Total, e.Rate, e.Progress, e.Remaining, e.Duration,
-		}, ch)
+		collectScan(p.Name, zpool.Scan{Function: scanExpand, State: e.State, Vdev: e.Vdev, Start: e.Start, End: e.End,
+			Issued: e.Copied, Total: e.Total, IssueRate: e.Rate, Progress: e.Progress, Remaining: e.Remaining, Duration: e.Duration}, ch)
 		// zpool tells the wait only while the expansion runs.
 		if e.State == zpool.ScanScanning {
-			gauge(ch, scanWaitingDesc, boolValue(e.WaitingForResilver), l...)
+			gauge(ch, scanWaitingDesc, boolValue(e.WaitingForResilver), p.Name, scanExpand, e.Vdev)
 		}
 	}
 	if c := p.Checkpoint; c != nil {
@@ -109,29 +107,6 @@ func collectLongOps(p *zpool.Pool, ch chan<- prometheus.Metric) {
 		optTime(ch, checkpointCreatedDesc, c.Created, p.Name)
 		gauge(ch, checkpointDiscardingDesc, boolValue(c.State == zpool.CheckpointDiscarding), p.Name)
 	}
-}
-
-// copyOp is what a removal and an expansion share: the figures exported
-// in the scan family.
-type copyOp struct {
-	state                                              string
-	start, end                                         time.Time
-	copied, total, rate, progress, remaining, duration *float64
-}
-
-func collectCopy(l []string, c copyOp, ch chan<- prometheus.Metric) {
-	if c.state == "" || c.state == zpool.ScanNone {
-		return
-	}
-	stateSet(ch, scanStateDesc, scanStates, c.state, l...)
-	optGauge(ch, scanIssuedDesc, c.copied, l...)
-	optGauge(ch, scanTotalDesc, c.total, l...)
-	optGauge(ch, scanProgressDesc, c.progress, l...)
-	optGauge(ch, scanRateDesc, c.rate, l...)
-	optGauge(ch, scanRemainingDesc, c.remaining, l...)
-	optGauge(ch, scanDurationDesc, c.duration, l...)
-	optTime(ch, scanStartDesc, c.start, l...)
-	optTime(ch, scanEndDesc, c.end, l...)
 }
 
 // collectVdevOps sends a leaf's TRIM and initialization, when the output
