@@ -81,12 +81,12 @@ func TestBenchmarkWindows(t *testing.T) {
 		if attr(r, "data-window") != ended.ID || attr(r, "data-running") != "false" {
 			t.Errorf("second row %s, want the ended window %s", attr(r, "data-window"), ended.ID)
 		}
-		if got := text(cell(r, "started")); got != startedAt.Format("2006-01-02 15:04:05") {
-			t.Errorf("started %q, want %s", got, startedAt.Format("2006-01-02 15:04:05"))
+		if got := text(cell(r, "started")); got != startedAt.Format("2006-01-02 15:04:05 MST") {
+			t.Errorf("started %q, want %s", got, startedAt.Format("2006-01-02 15:04:05 MST"))
 		}
 		endTime := findAll(cell(r, "ended"), func(n *html.Node) bool { return n.Data == "time" })
 		if len(endTime) != 1 || attr(endTime[0], "datetime") != startedAt.Add(75*time.Second).UTC().Format(time.RFC3339) ||
-			text(endTime[0]) != startedAt.Add(75*time.Second).Format("2006-01-02 15:04:05") {
+			text(endTime[0]) != startedAt.Add(75*time.Second).Format("2006-01-02 15:04:05 MST") {
 			t.Errorf("end cell %q is not the end time", text(cell(r, "ended")))
 		}
 		if got := text(cell(r, "duration")); got != "1m 15s" {

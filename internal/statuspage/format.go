@@ -116,7 +116,9 @@ func formatClock(t time.Time) string {
 	if t.IsZero() {
 		return "–"
 	}
-	return t.Format("2006-01-02 15:04:05")
+	// JSON times are read as UTC and text times in the zone zpool printed
+	// them in: one zone, named, keeps the page's times comparable.
+	return t.Local().Format("2006-01-02 15:04:05 MST")
 }
 
 func upperState(s string) string { return strings.ToUpper(s) }

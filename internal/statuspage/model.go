@@ -35,7 +35,8 @@ type PoolView struct {
 	Status, Action, MessageID string
 	DataErrors                *float64
 	Size, Allocated, Free     *float64
-	Scans                     []ScanView
+	Scans                     []ScanView // scans, then a removal and an expansion
+	Checkpoint                *CheckpointView
 	Rows                      []Row
 	Warnings                  []string
 }
@@ -49,26 +50,70 @@ type Row struct {
 	State   string
 
 	ReadErrors, WriteErrors, ChecksumErrors float64
-	Note                                    string
+	Note                                    string // what zpool notes after the counters, in short (see note)
 
 	// Per-second figures between the last two samples; nil before there
 	// are two, or when the source went stale.
 	ReadBytes, WriteBytes, ReadOps, WriteOps *float64
 }
 
-// ScanView is one scrub, resilver or rebuild.
+// ScanView is one scrub, resilver or rebuild, or a vdev removal or a
+// RAID-Z expansion: those copy a vdev's data for hours as a resilver does,
+// and the metrics export them as scans of function remove and expand.
 type ScanView struct {
 	Function, State, Vdev            string
 	Progress                         *float64 // ratio, may exceed 1
 	Issued, Total, Processed, Errors *float64
-	IssueRate, Remaining             *float64
+	IssueRate, Remaining, Duration   *float64
 	Start, End                       time.Time
-	// Facts are the figures printed under the bar, in zpool's order.
+	// Waiting is set while an expansion waits for a resilver, or for
+	// zpool clear, before it goes on.
+	Waiting bool
+	// MappingMemory is what a removal's map of moved blocks costs.
+	MappingMemory *float64
+
+	// Head is the line above the bar; Facts are the figures under it,
+	// in zpool's order.
+	Head  string
 	Facts []Fact
 }
 
 // Fact is one figure of a scan: "issued" "1.2 GiB of 3.4 GiB".
 type Fact struct{ Label, Value string }
+
+// scanView shows a scan as zpool reported it.
+func scanView(s zpool.Scan) ScanView {
+	return ScanView{
+		Function: s.Function, State: s.State, Vdev: s.Vdev, Progress: s.Progress,
+		Issued: s.Issued, Total: s.Total, Processed: s.Processed, Errors: s.Errors,
+		IssueRate: s.IssueRate, Remaining: s.Remaining, Duration: s.Duration, Start: s.Start, End: s.End,
+	}.described()
+}
+
+// described fills the texts the template prints.
+func (s ScanView) described() ScanView {
+	s.Head, s.Facts = s.head(), s.facts()
+	return s
+}
+
+// head names what runs, on which vdev, and its state: "resilver: scanning",
+// "expansion of raidz1-0: copying".
+func (s ScanView) head() string {
+	what, state := s.Function, s.State
+	if noun, ok := copyNouns[s.Function]; ok {
+		what = noun
+		if s.State == zpool.ScanScanning {
+			state = "copying"
+		}
+	}
+	if s.Waiting {
+		state = "waiting for a resilver or zpool clear"
+	}
+	if s.Vdev != "" {
+		what += " of " + s.Vdev
+	}
+	return what + ": " + state
+}
 
 // facts lists what a person following the scan wants to read.
 func (s ScanView) facts() []Fact {
@@ -78,17 +123,17 @@ func (s ScanView) facts() []Fact {
 		if s.Total != nil {
 			v += " of " + formatBytes(s.Total)
 		}
-		f = append(f, Fact{"issued", v})
+		f = append(f, Fact{s.issuedLabel(), v})
 	}
 	if s.IssueRate != nil {
 		f = append(f, Fact{"at", formatRate(s.IssueRate)})
 	}
-	if s.State == "scanning" {
+	if s.State == zpool.ScanScanning && !s.Waiting {
 		f = append(f, Fact{"time left", formatDuration(s.Remaining)})
 	}
 	if s.Processed != nil {
 		label := "resilvered"
-		if s.Function == "scrub" {
+		if s.Function == zpool.ScanScrub {
 			label = "repaired"
 		}
 		f = append(f, Fact{label, formatBytes(s.Processed)})
@@ -96,13 +141,28 @@ func (s ScanView) facts() []Fact {
 	if s.Errors != nil {
 		f = append(f, Fact{"errors", formatCount(s.Errors)})
 	}
+	// A removal's text output counts whole minutes: a quick one took "0".
+	if s.State == zpool.ScanFinished && s.Duration != nil && *s.Duration > 0 {
+		f = append(f, Fact{"took", formatDuration(s.Duration)})
+	}
 	if !s.Start.IsZero() {
 		f = append(f, Fact{"started", formatClock(s.Start)})
 	}
 	if !s.End.IsZero() {
 		f = append(f, Fact{"ended", formatClock(s.End)})
 	}
+	if s.MappingMemory != nil && *s.MappingMemory > 0 {
+		f = append(f, Fact{"memory for removed device mappings", formatBytes(s.MappingMemory)})
+	}
 	return f
+}
+
+// issuedLabel names the bytes done: a removal and an expansion copy them.
+func (s ScanView) issuedLabel() string {
+	if _, ok := copyNouns[s.Function]; ok {
+		return "copied"
+	}
+	return "issued"
 }
 
 // sections are the headers zpool status prints before vdevs of a class.
@@ -176,20 +236,21 @@ func build(r Reading, rates *rateTracker) View {
 			Free:      m.value("zfs_pool_free_bytes", "pool", p.Name),
 		}
 		for _, s := range p.Scans {
-			sv := ScanView{
-				Function: s.Function, State: s.State, Vdev: s.Vdev, Progress: s.Progress,
-				Issued: s.Issued, Total: s.Total, Processed: s.Processed, Errors: s.Errors,
-				IssueRate: s.IssueRate, Remaining: s.Remaining, Start: s.Start, End: s.End,
-			}
-			sv.Facts = sv.facts()
-			pv.Scans = append(pv.Scans, sv)
+			pv.Scans = append(pv.Scans, scanView(s))
 		}
+		if p.Removal != nil {
+			pv.Scans = append(pv.Scans, removalView(p.Removal))
+		}
+		if p.Expansion != nil {
+			pv.Scans = append(pv.Scans, expansionView(p.Expansion))
+		}
+		pv.Checkpoint = checkpointView(p.Checkpoint, r.Time)
 		var walk func(vd *zpool.Vdev, depth int, name string)
 		walk = func(vd *zpool.Vdev, depth int, name string) {
 			pv.Rows = append(pv.Rows, Row{
 				Name: name, Depth: depth, Type: vd.Type, State: vd.State,
 				ReadErrors: vd.ReadErrors, WriteErrors: vd.WriteErrors, ChecksumErrors: vd.ChecksumErrors,
-				Note:       vd.Note,
+				Note:       note(vd),
 				ReadBytes:  rate("zfs_vdev_read_bytes_total", p.Name, vd.Name),
 				WriteBytes: rate("zfs_vdev_write_bytes_total", p.Name, vd.Name),
 				ReadOps:    rate("zfs_vdev_read_operations_total", p.Name, vd.Name),

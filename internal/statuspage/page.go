@@ -1,9 +1,11 @@
 // Package statuspage serves the exporter's own web page: every pool as a
 // tree shaped like `zpool status`, states in colour, per-vdev bandwidth and
-// operations refreshed every second like `zpool iostat -v 1`, and scrub and
-// resilver progress. The page is rendered on the server, so that the tree
-// and the states read without JavaScript; a small script only fetches the
-// pools section again every second.
+// operations refreshed every second like `zpool iostat -v 1`, the progress
+// of scrubs, resilvers, vdev removals and RAID-Z expansions, a pool's
+// checkpoint, and each leaf's TRIM and initialization. The page is
+// rendered on the server, so that the tree and the states read without
+// JavaScript; a small script only fetches the pools section again every
+// second.
 package statuspage
 
 import (
