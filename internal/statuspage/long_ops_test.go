@@ -115,7 +115,7 @@ func TestRunningRemoval(t *testing.T) {
 		notes              map[string]string // by suffix of the vdev's name
 	}{
 		{"openzfs-2.3-guest/15-removing__zpool_status.txt", "opr", "width: 0.1%",
-			[]string{"removal: copying, 0.1% done", "copied 18.0 KiB of 32.0 MiB", "at 3.00 KiB/s", "time left 3h 01m", "started "+clock(t, "2026-12-03 05:46:57")},
+			[]string{"removal: copying, 0.1% done", "copied 18.0 KiB of 32.0 MiB", "at 3.00 KiB/s", "time left 3h 01m", "started " + clock(t, "2026-12-03 05:46:57")},
 			map[string]string{"mirror-1": "removing", "/f07": "non-allocating", "/f05": ""}},
 		{"openzfs-2.3-guest/15-removing__zpool_status_-j_--json-int.txt", "opr", "width: 0.1%",
 			[]string{"removal: copying, 0.1% done", "copied 18.0 KiB of 32.0 MiB", "at 3.00 KiB/s", "time left 3h 01m"},
@@ -158,13 +158,13 @@ func TestFinishedRemoval(t *testing.T) {
 		want          []string
 	}{
 		{"openzfs-2.3-guest/16-removed__zpool_status.txt", "opr",
-			[]string{"removal: finished", "copied 32.0 MiB", "ended "+clock(t, "2026-12-03 05:47:16"), "memory for removed device mappings 144 B"}},
+			[]string{"removal: finished", "copied 32.0 MiB", "ended " + clock(t, "2026-12-03 05:47:16"), "memory for removed device mappings 144 B"}},
 		{"openzfs-2.3-guest/16-removed__zpool_status_-j_--json-int.txt", "opr",
-			[]string{"removal: finished", "copied 32.0 MiB of 32.0 MiB", "took 19s", "started "+clock(t, "2026-12-03 05:46:57"), "memory for removed device mappings 144 B"}},
+			[]string{"removal: finished", "copied 32.0 MiB of 32.0 MiB", "took 19s", "started " + clock(t, "2026-12-03 05:46:57"), "memory for removed device mappings 144 B"}},
 		{"openzfs-2.4-guest/16-removed__zpool_status.txt", "opr",
 			[]string{"copied 34.0 MiB", "memory for removed device mappings 120 B"}},
 		{"public/remove-finished-o3x-blank-lines-stripped.txt", "zshrinky",
-			[]string{"removal: finished", "copied 744 MiB", "ended "+clock(t, "2023-04-26 00:08:13"), "memory for removed device mappings 18.2 KiB"}},
+			[]string{"removal: finished", "copied 744 MiB", "ended " + clock(t, "2023-04-26 00:08:13"), "memory for removed device mappings 18.2 KiB"}},
 	} {
 		t.Run(c.fixture, func(t *testing.T) {
 			scan := scanOf(t, poolSection(t, fixturePage(t, c.fixture, time.Now()), c.pool), "remove")
@@ -199,15 +199,15 @@ func TestExpansion(t *testing.T) {
 		want                []string
 	}{
 		{"openzfs-2.3-guest/13-expanding__zpool_status.txt", zpool.ScanScanning, "width: 19.9%",
-			[]string{"expansion of raidz1-0: copying, 19.9% done", "copied 19.1 MiB of 96.4 MiB", "at 1.91 MiB/s", "time left 40s", "started "+clock(t, "2026-12-03 05:46:05")}},
+			[]string{"expansion of raidz1-0: copying, 19.9% done", "copied 19.1 MiB of 96.4 MiB", "at 1.91 MiB/s", "time left 40s", "started " + clock(t, "2026-12-03 05:46:05")}},
 		{"openzfs-2.3-guest/13-expanding__zpool_status_-j_--json-int.txt", zpool.ScanScanning, "width: 19.9%",
 			[]string{"expansion of raidz1-0: copying, 19.9% done", "copied 19.1 MiB of 96.4 MiB", "at 1.91 MiB/s", "time left 40s"}},
 		{"openzfs-2.4-guest/13-expanding__zpool_status.txt", zpool.ScanScanning, "width: 19.9%",
 			[]string{"expansion of raidz1-0: copying, 19.9% done", "copied 19.1 MiB of 96.3 MiB", "time left 32s"}},
 		{"openzfs-2.3-guest/14-expanded__zpool_status.txt", zpool.ScanFinished, "",
-			[]string{"expansion of raidz1-0: finished", "copied 82.6 MiB", "took 23s", "ended "+clock(t, "2026-12-03 05:46:28")}},
+			[]string{"expansion of raidz1-0: finished", "copied 82.6 MiB", "took 23s", "ended " + clock(t, "2026-12-03 05:46:28")}},
 		{"openzfs-2.4-guest/14-expanded__zpool_status_-j_--json-int.txt", zpool.ScanFinished, "",
-			[]string{"expansion of raidz1-0: finished", "copied 82.6 MiB of 96.5 MiB", "took 20s", "started "+clock(t, "2026-12-03 06:00:40")}},
+			[]string{"expansion of raidz1-0: finished", "copied 82.6 MiB of 96.5 MiB", "took 20s", "started " + clock(t, "2026-12-03 06:00:40")}},
 	} {
 		t.Run(c.fixture, func(t *testing.T) {
 			// Ten seconds after the 2.3 JSON's expansion started: 19.1 MiB
