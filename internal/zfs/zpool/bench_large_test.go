@@ -31,29 +31,38 @@ func largeOutput(b *testing.B, line string) []byte {
 	return out
 }
 
+// The status the exporter reads, and the same without each leaf's TRIM
+// and initialization (-t -i), which it asked before.
 func BenchmarkParseStatusLarge(b *testing.B) {
-	b.Run("text", func(b *testing.B) {
-		in := largeOutput(b, "zpool status -s -p")
-		b.SetBytes(int64(len(in)))
-		b.ReportAllocs()
-		for b.Loop() {
-			st, err := zpool.ParseStatus(bytes.NewReader(in), time.UTC)
-			if err != nil || len(st.Pools) != 1 || len(st.Pools[0].Root.Children) != largeLeaves/2 {
-				b.Fatalf("%+v, %v", st, err)
+	for _, c := range []struct {
+		name, line string
+		json       bool
+	}{
+		{"text", "zpool status -s -p", false},
+		{"text-t-i", "zpool status -s -p -t -i", false},
+		{"json", "zpool status -j --json-int", true},
+		{"json-t-i", "zpool status -j --json-int -t -i", true},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			in := largeOutput(b, c.line)
+			b.SetBytes(int64(len(in)))
+			b.ReportAllocs()
+			for b.Loop() {
+				var (
+					st  *zpool.Status
+					err error
+				)
+				if c.json {
+					st, err = zpool.ParseStatusJSON(bytes.NewReader(in))
+				} else {
+					st, err = zpool.ParseStatus(bytes.NewReader(in), time.UTC)
+				}
+				if err != nil || len(st.Pools) != 1 || len(st.Pools[0].Root.Children) != largeLeaves/2 {
+					b.Fatalf("%+v, %v", st, err)
+				}
 			}
-		}
-	})
-	b.Run("json", func(b *testing.B) {
-		in := largeOutput(b, "zpool status -j --json-int")
-		b.SetBytes(int64(len(in)))
-		b.ReportAllocs()
-		for b.Loop() {
-			st, err := zpool.ParseStatusJSON(bytes.NewReader(in))
-			if err != nil || len(st.Pools) != 1 || len(st.Pools[0].Root.Children) != largeLeaves/2 {
-				b.Fatalf("%+v, %v", st, err)
-			}
-		}
-	})
+		})
+	}
 }
 
 // The vdev properties of every vdev of the pool: 1,501 vdevs of about 50

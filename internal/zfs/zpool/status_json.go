@@ -1146,13 +1146,23 @@ func checkpointFromJSON(pool *jsonObject) (*Checkpoint, error) {
 	return c, nil
 }
 
+// jsonVdevOpStates are the states zpool_main.c prints, in the words of
+// the text: every leaf has two under -t -i.
+var jsonVdevOpStates = map[string]string{
+	"": "", "UNTRIMMED": "untrimmed", "UNINITIALIZED": "uninitialized",
+	"ACTIVE": VdevOpActive, "SUSPENDED": VdevOpSuspended, "CANCELED": VdevOpCanceled, "COMPLETE": VdevOpComplete,
+}
+
 // vdevOpFromJSON reads the TRIM or initialization fields that `zpool
 // status -j -t` or `-i` add to leaf vdevs: the state ("UNTRIMMED",
 // "ACTIVE", "COMPLETE"...), the bytes done and to do, the time of the
 // last change of state and the errors. Nil when the state is absent.
 func vdevOpFromJSON(o *jsonObject, stateKey, doneKey, totalKey, timeKey, errorsKey string) (*VdevOp, error) {
 	f := fieldReader{obj: o}
-	state := strings.ToLower(f.str(stateKey))
+	state, ok := jsonVdevOpStates[f.str(stateKey)]
+	if !ok {
+		state = strings.ToLower(f.str(stateKey))
+	}
 	if state == "" {
 		return nil, nil
 	}

@@ -3,6 +3,7 @@ package zpool
 import (
 	"errors"
 	"fmt"
+	"iter"
 	"regexp"
 	"strconv"
 	"strings"
@@ -183,8 +184,34 @@ func setIndex(dst **int, s string) error {
 // Per-vdev annotations of TRIM and initialization, each in parentheses
 // after the counters (print_status_trim and print_status_initialize).
 
+// annotations yields the text inside each innermost pair of parentheses
+// of a note: every leaf has two under -t -i, so this is done without a
+// regular expression.
+func annotations(note string) iter.Seq[string] {
+	return func(yield func(string) bool) {
+		for {
+			open := strings.IndexByte(note, '(')
+			if open < 0 {
+				return
+			}
+			note = note[open+1:]
+			end := strings.IndexAny(note, "()")
+			if end < 0 {
+				return
+			}
+			if note[end] == '(' {
+				note = note[end:]
+				continue
+			}
+			if !yield(note[:end]) {
+				return
+			}
+			note = note[end+1:]
+		}
+	}
+}
+
 var (
-	vdevAnnotation = regexp.MustCompile(`\(([^()]*)\)`)
 	// "100% trimmed, completed at <date>", "12% initialized, suspended,
 	// started at <date>"; 0.8 development builds printed the percentage
 	// alone when no time was kept.
@@ -213,9 +240,13 @@ func annotateOps(v *Vdev, loc *time.Location) error {
 		return nil
 	}
 	var first error
-	for _, m := range vdevAnnotation.FindAllStringSubmatch(v.Note, -1) {
-		text := collapseSpaces(m[1])
-		if w, ok := vdevOpWords[text]; ok {
+	for text := range annotations(v.Note) {
+		w, ok := vdevOpWords[text]
+		if !ok {
+			text = collapseSpaces(text)
+			w, ok = vdevOpWords[text]
+		}
+		if ok {
 			op := &VdevOp{State: w.state}
 			if w.trim {
 				v.Trim = op

@@ -3,6 +3,7 @@ package zpool
 import (
 	"bytes"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -546,5 +547,23 @@ func TestCopyEstimate(t *testing.T) {
 	done.Estimate(start.Add(time.Hour))
 	if done.Rate != nil || done.Remaining != nil {
 		t.Errorf("finished removal: rate %v, remaining %v", done.Rate, done.Remaining)
+	}
+}
+
+func TestAnnotations(t *testing.T) {
+	for _, c := range []struct {
+		note string
+		want []string
+	}{
+		{"(uninitialized)  (untrimmed)", []string{"uninitialized", "untrimmed"}},
+		{"was /dev/sdb1  (resilvering)", []string{"resilvering"}},
+		{"(a (b) c) (d", []string{"b"}},
+		{"no annotation", nil},
+		{"(unclosed", nil},
+		{"()", []string{""}},
+	} {
+		if got := slices.Collect(annotations(c.note)); !slices.Equal(got, c.want) {
+			t.Errorf("annotations(%q) = %q, want %q", c.note, got, c.want)
+		}
 	}
 }
