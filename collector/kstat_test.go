@@ -394,7 +394,7 @@ func TestFailedDetectionIsNotRepeatedWithinAScrape(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
 	gatherFrom(t, e.Scraper(ctx))
-	if n := r.lines["status -j --json-int"]; n != 1 {
+	if n := r.lines["status -j --json-int -t -i"]; n != 1 {
 		t.Errorf("the first status probe ran %d times in one scrape, want 1", n)
 	}
 }

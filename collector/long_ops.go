@@ -2,6 +2,7 @@ package collector
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -41,12 +42,11 @@ var (
 		"1 while the pool's checkpoint is being discarded, 0 while it is kept. Present only while the pool has a checkpoint.", "pool")
 )
 
-// vdevInitializeStates are the states of a leaf's initialization; a TRIM
-// has one more, for devices that cannot TRIM.
-var (
-	vdevInitializeStates = []string{zpool.VdevOpNone, zpool.VdevOpActive, zpool.VdevOpSuspended, zpool.VdevOpCanceled, zpool.VdevOpComplete}
-	vdevTrimStates       = append(vdevInitializeStates[:len(vdevInitializeStates):len(vdevInitializeStates)], zpool.VdevOpUnsupported)
-)
+// vdevOpStates are the states a leaf's TRIM or initialization is exported
+// in. A leaf never trimmed or initialized, or one that cannot TRIM, has no
+// series: zpool status -t -i says so of every leaf, and a state set for
+// each would add a tenth to a large host's series to say nothing ran.
+var vdevOpStates = []string{zpool.VdevOpActive, zpool.VdevOpSuspended, zpool.VdevOpCanceled, zpool.VdevOpComplete}
 
 // vdevOpDescs are the metrics of one kind of leaf operation.
 type vdevOpDescs struct {
@@ -55,21 +55,19 @@ type vdevOpDescs struct {
 }
 
 var (
-	vdevTrimDescs = newVdevOpDescs("trim", "TRIM", "trimmed", "-t", vdevTrimStates,
-		"none (never trimmed; a canceled TRIM in text output), active, suspended, canceled, complete, or unsupported (the device cannot TRIM)")
-	vdevInitializeDescs = newVdevOpDescs("initialize", "initialization", "initialized", "-i", vdevInitializeStates,
-		"none (never initialized; a canceled one in text output), active, suspended, canceled or complete")
+	vdevTrimDescs       = newVdevOpDescs("trim", "TRIM", "trimmed", "-t")
+	vdevInitializeDescs = newVdevOpDescs("initialize", "initialization", "initialized", "-i")
 )
 
 // newVdevOpDescs describes the metrics of a leaf operation, named
 // zfs_vdev_<name>_*; flag is the zpool status option that prints its
 // details.
-func newVdevOpDescs(name, what, done, flag string, known []string, states string) vdevOpDescs {
+func newVdevOpDescs(name, what, done, flag string) vdevOpDescs {
 	l := []string{"pool", "vdev"}
 	return vdevOpDescs{
-		states: known,
+		states: vdevOpStates,
 		state: desc("vdev", name+"_state",
-			fmt.Sprintf("1 for the state of the leaf vdev's %s, 0 for the others: %s. Without zpool status %s, only an active %s is shown.", what, states, flag, what),
+			fmt.Sprintf("1 for the state of the leaf vdev's last %s, 0 for the others: active, suspended, canceled or complete (zpool status without %s: active only; text output: a canceled one is not shown). No series for a leaf whose %s never ran.", what, flag, what),
 			append(l, "state")...),
 		progress: desc("vdev", name+"_progress_ratio",
 			fmt.Sprintf("Share of the leaf vdev's current or last %s done (zpool status %s prints whole percents).", what, flag), l...),
@@ -121,6 +119,9 @@ func collectVdevOps(pool string, v *zpool.Vdev, ch chan<- prometheus.Metric) {
 }
 
 func collectVdevOp(d vdevOpDescs, op *zpool.VdevOp, ch chan<- prometheus.Metric, l ...string) {
+	if !slices.Contains(d.states, op.State) {
+		return // never ran, or cannot: nothing to follow
+	}
 	stateSet(ch, d.state, d.states, op.State, l...)
 	optGauge(ch, d.progress, op.Progress, l...)
 	optGauge(ch, d.done, op.Done, l...)

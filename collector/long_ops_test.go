@@ -1,6 +1,7 @@
 package collector
 
 import (
+	"maps"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -183,7 +184,8 @@ func TestExpansionInProgressMetrics(t *testing.T) {
 }
 
 // TRIM annotations of `zpool status -t`, from real outputs: a state set
-// per leaf, progress and time where printed, nothing for interior vdevs.
+// per leaf whose TRIM ran, progress and time where printed; nothing for
+// interior vdevs nor for a leaf that cannot TRIM.
 func TestVdevTrimCorpus(t *testing.T) {
 	dir := sample.Dir(t, "corpus/zpool-status")
 	leaf := func(pool, vdev string) map[string]string { return map[string]string{"pool": pool, "vdev": vdev} }
@@ -197,13 +199,11 @@ func TestVdevTrimCorpus(t *testing.T) {
 		const pool1, pool2, scsi = "rpool73ac2ec5b7134ca192b020681ab913d8", "vpool2", "scsi-36000c290f7e3d3e0c3644005631d8107"
 		checkValues(t, fams, []wantValue{
 			{"zfs_vdev_trim_state", state(pool1, "sdd", "active"), 1},
-			{"zfs_vdev_trim_state", state(pool1, "sdd", "none"), 0},
+			{"zfs_vdev_trim_state", state(pool1, "sdd", "complete"), 0},
 			{"zfs_vdev_trim_progress_ratio", leaf(pool1, "sdd"), 0},
 			{"zfs_vdev_trim_start_time_seconds", leaf(pool1, "sdd"), unix(t, "2019-02-21 19:32:44")},
-			{"zfs_vdev_trim_state", state(pool2, scsi, "unsupported"), 1},
-			{"zfs_vdev_trim_state", state(pool2, scsi, "active"), 0},
 		})
-		checkAbsent(t, fams, leaf(pool2, scsi), "zfs_vdev_trim_progress_ratio", "zfs_vdev_trim_start_time_seconds")
+		checkAbsent(t, fams, leaf(pool2, scsi), "zfs_vdev_trim_state", "zfs_vdev_trim_progress_ratio", "zfs_vdev_trim_start_time_seconds")
 		// Text prints no bytes or errors; nothing said of initialization.
 		checkAbsent(t, fams, leaf(pool1, "sdd"), "zfs_vdev_trim_done_bytes", "zfs_vdev_trim_total_bytes",
 			"zfs_vdev_trim_errors", "zfs_vdev_trim_end_time_seconds", "zfs_vdev_initialize_state")
@@ -220,66 +220,78 @@ func TestVdevTrimCorpus(t *testing.T) {
 				wantValue{"zfs_vdev_trim_progress_ratio", leaf("tank", v), 1},
 				wantValue{"zfs_vdev_trim_end_time_seconds", leaf("tank", v), end})
 		}
-		wants = append(wants, wantValue{"zfs_vdev_trim_state", state("tank", "vdd", "unsupported"), 1})
 		checkValues(t, fams, wants)
 		checkAbsent(t, fams, leaf("tank", "/var/tmp/vdev1"), "zfs_vdev_trim_start_time_seconds")
+		checkAbsent(t, fams, leaf("tank", "vdd"), "zfs_vdev_trim_state") // (trim unsupported)
 	})
 	t.Run("unsupported, mirror", func(t *testing.T) {
 		fams := fixtureMetrics(t, filepath.Join(dir, "openzfs226-t-trim-unsupported-mirror-complete.txt"), false, "")
-		checkValues(t, fams, []wantValue{
-			{"zfs_vdev_trim_state", state("rpool", "sda3", "unsupported"), 1},
-			{"zfs_vdev_trim_state", state("rpool", "sdb3", "unsupported"), 1},
-		})
-		checkAbsent(t, fams, leaf("rpool", "mirror-0"), "zfs_vdev_trim_state")
+		for _, v := range []string{"sda3", "sdb3", "mirror-0"} {
+			checkAbsent(t, fams, leaf("rpool", v), "zfs_vdev_trim_state")
+		}
 		checkAbsent(t, fams, leaf("rpool", "rpool"), "zfs_vdev_trim_state")
 	})
 }
 
-// The untrimmed leaves of a real OpenZFS 2.3.2 (`zpool status -s -t -p`)
-// are in state none, each of them; the interior vdevs have no TRIM.
-func TestVdevTrimCapture(t *testing.T) {
-	dir := sample.Dir(t, "captures/openzfs-2.3")
-	fams := fixtureMetrics(t, filepath.Join(dir, "09-errors-repaired__zpool-status-s-t-p.txt"), false, "")
-	leaves := map[string]bool{}
-	for _, mf := range fams {
-		if mf.GetName() != "zfs_vdev_info" {
-			continue
-		}
-		for _, m := range mf.GetMetric() {
-			l := labelMap(m)
-			if l["vdev_type"] == "disk" || l["vdev_type"] == "file" {
-				leaves[l["pool"]+" "+l["vdev"]] = true
+// zpool status -t -i speaks of every leaf; only a TRIM or initialization
+// that ran gives series. Of the guest's two leaves, the first was trimming
+// and never initialized, the second initializing (suspended) and never
+// trimmed; text and JSON alike.
+func TestVdevOpsOnlyWhereTheyRan(t *testing.T) {
+	const dir = "../internal/zfs/zpool/testdata/openzfs-2.3-guest/"
+	const f05, f06 = "/var/tmp/ops4056635769/f05", "/var/tmp/ops4056635769/f06"
+	for _, c := range []struct {
+		fixture string
+		json    bool
+	}{
+		{"18-trim-initialize__zpool_status_-t_-i_opr.txt", false},
+		{"18-trim-initialize__zpool_status_-j_--json-int_-t_-i_opr.txt", true},
+	} {
+		t.Run(c.fixture, func(t *testing.T) {
+			st := parseStatusFixture(t, dir+c.fixture, c.json)
+			said := map[string]string{}
+			st.Pools[0].Root.Walk(func(v *zpool.Vdev, _ string) {
+				if v.Trim != nil && v.Initialize != nil {
+					said[v.Name] = v.Trim.State + "/" + v.Initialize.State
+				}
+			})
+			if want := map[string]string{f05: "active/none", f06: "none/suspended"}; !maps.Equal(said, want) {
+				t.Fatalf("parsed TRIM/initialize states %v, want %v", said, want)
 			}
-		}
-	}
-	trimmed := map[string]bool{}
-	for _, mf := range fams {
-		if mf.GetName() != "zfs_vdev_trim_state" {
-			continue
-		}
-		for _, m := range mf.GetMetric() {
-			l := labelMap(m)
-			key := l["pool"] + " " + l["vdev"]
-			if !leaves[key] {
-				t.Errorf("TRIM state for %s, which is not a leaf", key)
-			}
-			if want := boolValue(l["state"] == "none"); m.GetGauge().GetValue() != want {
-				t.Errorf("zfs_vdev_trim_state%v = %v, want %v", l, m.GetGauge().GetValue(), want)
-			}
-			trimmed[key] = true
-		}
-	}
-	if len(leaves) < 10 || len(trimmed) != len(leaves) {
-		t.Errorf("%d leaves, %d with a TRIM state", len(leaves), len(trimmed))
+			fams := fixtureMetrics(t, dir+c.fixture, c.json, "")
+			leaf := func(v string) map[string]string { return map[string]string{"pool": "opr", "vdev": v} }
+			state := func(v, s string) map[string]string { return map[string]string{"pool": "opr", "vdev": v, "state": s} }
+			checkValues(t, fams, []wantValue{
+				{"zfs_vdev_trim_state", state(f05, "active"), 1},
+				{"zfs_vdev_initialize_state", state(f06, "suspended"), 1},
+				{"zfs_vdev_initialize_state", state(f06, "active"), 0},
+			})
+			checkAbsent(t, fams, leaf(f05), "zfs_vdev_initialize_state")
+			checkAbsent(t, fams, leaf(f06), "zfs_vdev_trim_state")
+		})
 	}
 }
 
-func labelMap(m *dto.Metric) map[string]string {
-	l := map[string]string{}
-	for _, p := range m.GetLabel() {
-		l[p.GetName()] = p.GetValue()
+// The untrimmed leaves of a real OpenZFS 2.3.2 (`zpool status -s -t -p`)
+// give no TRIM series, while the parser reads each as untrimmed.
+func TestVdevTrimCapture(t *testing.T) {
+	fixture := filepath.Join(sample.Dir(t, "captures/openzfs-2.3"), "09-errors-repaired__zpool-status-s-t-p.txt")
+	untrimmed := 0
+	for _, p := range parseStatusFixture(t, fixture, false).Pools {
+		p.Root.Walk(func(v *zpool.Vdev, _ string) {
+			if v.Trim != nil && v.Trim.State == zpool.VdevOpNone {
+				untrimmed++
+			}
+		})
 	}
-	return l
+	if untrimmed < 10 {
+		t.Errorf("%d untrimmed leaves parsed, want the capture's 10 or more", untrimmed)
+	}
+	for _, mf := range fixtureMetrics(t, fixture, false, "") {
+		if mf.GetName() == "zfs_vdev_trim_state" {
+			t.Errorf("%d zfs_vdev_trim_state series for leaves never trimmed", len(mf.GetMetric()))
+		}
+	}
 }
 
 // statusOpsDir holds one state of three pools as `zpool status -t -i`
@@ -306,7 +318,7 @@ func TestLongOpsTextAndJSONAgree(t *testing.T) {
 		"zfs_vdev_initialize_done_bytes": true, "zfs_vdev_initialize_total_bytes": true, "zfs_vdev_initialize_errors": true,
 	}
 	text, json := flatten(textFams, names, nil), flatten(jsonFams, names, nil)
-	if len(json) < 60 {
+	if len(json) < 45 {
 		t.Fatalf("only %d series from JSON: %v", len(json), names)
 	}
 	for series, jv := range json {
@@ -355,12 +367,13 @@ func TestLongOpsTextAndJSONAgree(t *testing.T) {
 		{"zfs_vdev_trim_done_bytes", map[string]string{"pool": "wide", "vdev": "sdb"}, 256 * mib},
 		{"zfs_vdev_trim_total_bytes", map[string]string{"pool": "wide", "vdev": "sdb"}, gib},
 		{"zfs_vdev_trim_errors", map[string]string{"pool": "wide", "vdev": "sdb"}, 0},
-		{"zfs_vdev_trim_state", map[string]string{"pool": "wide", "vdev": "sdc", "state": "unsupported"}, 1},
 		{"zfs_vdev_initialize_state", map[string]string{"pool": "wide", "vdev": "sdd", "state": "active"}, 1},
 		{"zfs_vdev_initialize_progress_ratio", map[string]string{"pool": "wide", "vdev": "sdd"}, 0.5},
 		{"zfs_vdev_initialize_start_time_seconds", map[string]string{"pool": "wide", "vdev": "sdd"}, unix(t, "2026-11-30 07:55:00")},
-		{"zfs_vdev_initialize_state", map[string]string{"pool": "safe", "vdev": "sde", "state": "none"}, 1},
 	})
+	// Never initialized, and cannot TRIM: nothing to follow.
+	checkAbsent(t, jsonFams, map[string]string{"pool": "safe", "vdev": "sde"}, "zfs_vdev_initialize_state")
+	checkAbsent(t, jsonFams, map[string]string{"pool": "wide", "vdev": "sdc"}, "zfs_vdev_trim_state")
 	// No checkpoint, no checkpoint series.
 	checkAbsent(t, jsonFams, map[string]string{"pool": "wide"}, "zfs_pool_checkpoint_bytes", "zfs_pool_checkpoint_discarding")
 	checkAbsent(t, jsonFams, map[string]string{"pool": "wide", "vdev": "raidz1-0"}, "zfs_vdev_trim_state", "zfs_vdev_initialize_state")

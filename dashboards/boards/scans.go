@@ -96,7 +96,7 @@ func scansBoard(cfg config.Config) (dashboard.Dashboard, error) {
 		"bytes", 8, 8,
 		q(fmt.Sprintf(`zfs_pool_removal_mapping_memory_bytes%s`, s.pool()), "{{pool}}")))
 	b.WithPanel(b.timeseries("TRIM and initialization",
-		"Share of each leaf's TRIM (zpool trim) and initialization (zpool initialize) done. zpool status prints it only with -t and -i, which the exporter does not pass: most hosts show nothing here, and zfs_vdev_trim_state{state=\"active\"} tells a running TRIM where the text status shows one.",
+		"Share of each leaf's last TRIM (zpool trim) and initialization (zpool initialize) done; a complete one stays at 100%. Leaves never trimmed or initialized have no line. zfs-fuse and Solaris print no progress: there zfs_vdev_trim_state{state=\"active\"} tells a running TRIM.",
 		"percentunit", 8, 8,
 		q(fmt.Sprintf(`zfs_vdev_trim_progress_ratio%s`, s.pool()), "{{pool}} {{vdev}} TRIM"),
 		q(fmt.Sprintf(`zfs_vdev_initialize_progress_ratio%s`, s.pool()), "{{pool}} {{vdev}} initialize")).

@@ -20,6 +20,13 @@ func WriteCaptures(dir, scenario string, srcDirs ...string) error {
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		return err
 	}
+	return AddCaptures(dir, scenario, srcDirs...)
+}
+
+// AddCaptures adds to a host written by WriteCaptures the outputs of
+// another scenario that it lacks: the kstats of the scenario they were
+// captured in, beside the zpool outputs of a later one.
+func AddCaptures(dir, scenario string, srcDirs ...string) error {
 	n := 0
 	for _, src := range srcDirs {
 		paths, err := filepath.Glob(filepath.Join(src, scenario+"__*.txt"))
@@ -41,6 +48,9 @@ func WriteCaptures(dir, scenario string, srcDirs ...string) error {
 			} else if strings.HasPrefix(command, "zpool ") {
 				dst = filepath.Join(dir, runner.CaptureFileName(command))
 			} else {
+				continue
+			}
+			if _, err := os.Stat(dst); err == nil {
 				continue
 			}
 			if err := writeFile(dst, string(body)); err != nil {

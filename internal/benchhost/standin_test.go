@@ -46,12 +46,12 @@ func TestAnswer(t *testing.T) {
 func TestWriteCaptures(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "host")
 	model := fmt.Sprintf(zpoolCaptures, "2.3")
-	if err := WriteCaptures(dir, modelScenario, model, kstatCaptures); err != nil {
+	if err := WriteCaptures(dir, kstatScenario, model, kstatCaptures); err != nil {
 		t.Fatal(err)
 	}
 	for _, line := range []string{"zpool status -j --json-int", "zpool get -Hp all r10 all-vdevs"} {
 		got, err := Answer(dir, strings.Fields(line)[1:])
-		if want := captured(t, model, line); err != nil || string(got) != string(want) {
+		if want := capturedIn(t, model, kstatScenario, line); err != nil || string(got) != string(want) {
 			t.Errorf("%s: %d bytes (%v), the capture has %d", line, len(got), err, len(want))
 		}
 	}

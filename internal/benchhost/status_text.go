@@ -9,8 +9,9 @@ import (
 // writeStatusText writes `zpool status`, or `zpool status -s -p` with
 // slow, as OpenZFS 2.3.2 and 2.4.4 print a healthy pool never scrubbed.
 // Without errors, -p changes nothing, so `zpool status -p` is the plain
-// output.
-func writeStatusText(w *bufio.Writer, h host, slow bool) {
+// output. With ops (-t -i), each disk is noted never initialized nor
+// trimmed.
+func writeStatusText(w *bufio.Writer, h host, slow, ops bool) {
 	for i, p := range h.pools {
 		if i > 0 {
 			w.WriteByte('\n')
@@ -27,18 +28,21 @@ func writeStatusText(w *bufio.Writer, h host, slow bool) {
 			header += fmt.Sprintf(" %5s", "SLOW")
 		}
 		w.WriteString(header + "\n")
-		row := func(depth int, name string) {
+		row := func(depth int, name string, leaf bool) {
 			fmt.Fprintf(w, "\t%-*s%-8s %5d %5d %5d", width, strings.Repeat(" ", depth)+name, "ONLINE", 0, 0, 0)
 			if slow {
 				fmt.Fprintf(w, " %5d", 0)
 			}
+			if ops && leaf {
+				w.WriteString("  (uninitialized)  (untrimmed)")
+			}
 			w.WriteByte('\n')
 		}
-		row(0, p.name)
+		row(0, p.name, false)
 		for _, m := range p.mirrors {
-			row(2, m.name)
+			row(2, m.name, false)
 			for _, l := range m.leaves {
-				row(4, l.name)
+				row(4, l.name, true)
 			}
 		}
 		w.WriteString("\nerrors: No known data errors\n")

@@ -56,10 +56,12 @@ func writeZpool(dir string, s Spec) (host, error) {
 	}
 	h := layout(s)
 	captures := []output{
-		{"zpool status -j --json-int", func(w *bufio.Writer) { writeStatusJSON(w, h) }},
-		{"zpool status -s -p", func(w *bufio.Writer) { writeStatusText(w, h, true) }},
-		{"zpool status -p", func(w *bufio.Writer) { writeStatusText(w, h, false) }},
-		{"zpool status", func(w *bufio.Writer) { writeStatusText(w, h, false) }},
+		{"zpool status -j --json-int -t -i", func(w *bufio.Writer) { writeStatusJSON(w, h, true) }},
+		{"zpool status -j --json-int", func(w *bufio.Writer) { writeStatusJSON(w, h, false) }},
+		{"zpool status -s -p -t -i", func(w *bufio.Writer) { writeStatusText(w, h, true, true) }},
+		{"zpool status -s -p", func(w *bufio.Writer) { writeStatusText(w, h, true, false) }},
+		{"zpool status -p", func(w *bufio.Writer) { writeStatusText(w, h, false, false) }},
+		{"zpool status", func(w *bufio.Writer) { writeStatusText(w, h, false, false) }},
 		{"zpool get -Hp all", func(w *bufio.Writer) { writePoolProperties(w, h) }},
 		{"zpool iostat -vHp -w", func(w *bufio.Writer) { writeIostatTables(w, h, true) }},
 		{"zpool iostat -vHp -r", func(w *bufio.Writer) { writeIostatTables(w, h, false) }},

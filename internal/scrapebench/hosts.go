@@ -11,6 +11,14 @@ import (
 // SmallHost names the host of the guest's captures, the real one.
 const SmallHost = "small"
 
+// The small host's zpool outputs are those of the guest's scenario that
+// has every form the exporter asks for (a TRIM and an initialization
+// running), its kstats those of the only scenario that kept them.
+const (
+	smallScenario = "18-trim-initialize"
+	smallKstats   = "01-created"
+)
+
 // Host is one host to measure: the guest's captures, or a generated one.
 type Host struct {
 	Name  string
@@ -27,7 +35,7 @@ func ParseHosts(list, version string) ([]Host, error) {
 	var hosts []Host
 	for _, name := range strings.Fields(strings.ReplaceAll(list, ",", " ")) {
 		if name == SmallHost {
-			hosts = append(hosts, Host{Name: name, Label: "small: the OpenZFS 2.3.2 guest's 01-created (4 pools, 27 vdevs)"})
+			hosts = append(hosts, Host{Name: name, Label: "small: the OpenZFS 2.3.2 guest's " + smallScenario + " (5 pools, 31 vdevs)"})
 			continue
 		}
 		s, err := benchhost.ParseName(name, version)
@@ -48,7 +56,10 @@ func ParseHosts(list, version string) ([]Host, error) {
 // captures in captureDirs, a generated one from its Spec.
 func (h Host) write(dir string, captureDirs []string) error {
 	if h.Name == SmallHost {
-		return benchhost.WriteCaptures(dir, "01-created", captureDirs...)
+		if err := benchhost.WriteCaptures(dir, smallScenario, captureDirs...); err != nil {
+			return err
+		}
+		return benchhost.AddCaptures(dir, smallKstats, captureDirs...)
 	}
 	return benchhost.Write(dir, h.Spec)
 }

@@ -256,10 +256,10 @@ func TestTrimAndInitializeNotes(t *testing.T) {
 	for _, c := range []struct {
 		fixture, f05, f06 string
 	}{
-		{"openzfs-2.3-guest/18-trim-initialize__zpool_status_-t_-i_opr.txt", "trimming 31.0%", "initialization suspended at 8.0%"},
-		{"openzfs-2.3-guest/18-trim-initialize__zpool_status_-j_--json-int_-t_-i_opr.txt", "trimming 31.4%", "initialization suspended at 8.7%"},
-		{"openzfs-2.4-guest/18-trim-initialize__zpool_status_-t_-i_opr.txt", "trimming 21.0%", "initialization suspended at 11.0%"},
-		{"openzfs-2.1-guest/18-trim-initialize__zpool_status_-t_-i_opr.txt", "trimming 67.0%", "initialization suspended at 6.0%"},
+		{"openzfs-2.3-guest/18-trim-initialize__zpool_status_-t_-i_opr.txt", "trimming 18.0%", "initialization suspended at 7.0%"},
+		{"openzfs-2.3-guest/18-trim-initialize__zpool_status_-j_--json-int_-t_-i_opr.txt", "trimming 18.2%", "initialization suspended at 7.1%"},
+		{"openzfs-2.4-guest/18-trim-initialize__zpool_status_-t_-i_opr.txt", "", "initialization suspended at 7.0%"}, // TRIM complete
+		{"openzfs-2.1-guest/18-trim-initialize__zpool_status_-t_-i_opr.txt", "trimming 37.0%", "initialization suspended at 6.0%"},
 	} {
 		t.Run(c.fixture, func(t *testing.T) {
 			section := poolSection(t, fixturePage(t, c.fixture, time.Now()), "opr")

@@ -90,17 +90,22 @@ func (c *Client) detected() (caps Capabilities, ok bool, failed int, err error) 
 
 func (c *Client) detect(ctx context.Context) (Capabilities, error) {
 	var caps Capabilities
-	// The best status form whose output this exporter can also parse.
+	// The best status form whose output this exporter can also parse. -t
+	// and -i add each leaf's TRIM and initialization (OpenZFS 0.8+):
+	// without them the JSON has neither, and the text only an active one.
+	parseJSON := func(b []byte) error {
+		_, err := zpool.ParseStatusJSON(bytes.NewReader(b))
+		return err
+	}
 	probes := []struct {
 		format string
 		args   []string
 		parse  func([]byte) error
 	}{
-		{StatusJSON, []string{"status", "-j", "--json-int"}, func(b []byte) error {
-			_, err := zpool.ParseStatusJSON(bytes.NewReader(b))
-			return err
-		}},
+		{StatusJSON, []string{"status", "-j", "--json-int", "-t", "-i"}, parseJSON},
+		{StatusJSON, []string{"status", "-j", "--json-int"}, parseJSON},
 		// -s adds the slow I/O column (OpenZFS 0.8+).
+		{StatusExact, []string{"status", "-s", "-p", "-t", "-i"}, nil},
 		{StatusExact, []string{"status", "-s", "-p"}, nil},
 		{StatusExact, []string{"status", "-p"}, nil},
 	}

@@ -89,14 +89,15 @@ func TestScrapeSharesStatusWithTheTableOfProperties(t *testing.T) {
 // OpenZFS 2.3: JSON status and exact, scripted properties; vdev properties
 // are learned from the first pool asked.
 func TestCapabilitiesOfOpenZFS23(t *testing.T) {
-	client, _ := replayClient(t, "zpool/testdata/openzfs-2.3-guest", "01-created")
+	client, _ := replayClient(t, "zpool/testdata/openzfs-2.3-guest", "18-trim-initialize")
 	ctx := context.Background()
 	caps, err := client.Capabilities(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if caps.StatusFormat != StatusJSON || len(caps.GetArgs) != 3 || caps.GetArgs[1] != "-Hp" || caps.VdevPropertiesKnown {
-		t.Errorf("capabilities %+v, want JSON status, get -Hp, vdev properties not yet known", caps)
+	if caps.StatusFormat != StatusJSON || strings.Join(caps.StatusArgs, " ") != "status -j --json-int -t -i" ||
+		len(caps.GetArgs) != 3 || caps.GetArgs[1] != "-Hp" || caps.VdevPropertiesKnown {
+		t.Errorf("capabilities %+v, want JSON status with TRIM and initialization, get -Hp, vdev properties not yet known", caps)
 	}
 	props, ok, err := client.VdevProperties(ctx, "mir", "read_ops", "write_ops")
 	if err != nil || !ok || len(props) == 0 {
@@ -107,6 +108,34 @@ func TestCapabilitiesOfOpenZFS23(t *testing.T) {
 	}
 	if st := client.Freshness()[SourceVdevProperties]; !st.Up || !st.LastSuccess.Equal(testNow) {
 		t.Errorf("freshness of %s: %+v", SourceVdevProperties, st)
+	}
+}
+
+// The status form is the best this zpool answers: with each leaf's TRIM
+// and initialization (-t -i) where it takes them, without where it does
+// not (a replay captured before the exporter asked for them), and the
+// text with them where JSON is missing (OpenZFS 2.1).
+func TestStatusFormWithTrimAndInitialize(t *testing.T) {
+	for _, c := range []struct{ dir, scenario, want string }{
+		{"zpool/testdata/openzfs-2.3-guest", "18-trim-initialize", "status -j --json-int -t -i"},
+		{"zpool/testdata/openzfs-2.3-guest", "01-created", "status -j --json-int"},
+		{"zpool/testdata/openzfs-2.4-guest", "18-trim-initialize", "status -j --json-int -t -i"},
+		{"zpool/testdata/openzfs-2.1-guest", "18-trim-initialize", "status -s -p -t -i"},
+		{"zpool/testdata/openzfs-2.1-guest", "01-created", "status -s -p"},
+	} {
+		t.Run(c.dir+"/"+c.scenario, func(t *testing.T) {
+			client, _ := replayClient(t, c.dir, c.scenario)
+			caps, err := client.Capabilities(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.Join(caps.StatusArgs, " "); got != c.want {
+				t.Errorf("status read by %q, want %q", got, c.want)
+			}
+			if _, err := client.Status(context.Background()); err != nil {
+				t.Errorf("status in that form: %v", err)
+			}
+		})
 	}
 }
 
