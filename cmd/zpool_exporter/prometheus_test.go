@@ -75,7 +75,11 @@ func TestPrometheusDashboardsAndAlerts(t *testing.T) {
 	// Linux in OpenZFS 2.1: a real one from ZFS on Linux 0.6.5.
 	poolIO := sample.MustRead(t, filepath.Join(sample.Dir(t, "corpus/kstat-linux"), "pool-io-kstat-io-pool1.txt"))
 	writeKstat(t, filepath.Join(capturesReplay, "kstat"), poolIO)
-	guestReplay := captureReplay(t, "../../internal/zfs/zpool/testdata/openzfs-2.3-guest", "", "04-resilvering", "05-rebuilding", "13-expanding", "16-removed", "17-checkpoint")
+	const guestCaptures = "../../internal/zfs/zpool/testdata/openzfs-2.3-guest"
+	guestReplay := captureReplay(t, guestCaptures, "", "04-resilvering", "05-rebuilding", "13-expanding", "16-removed", "17-checkpoint")
+	// A TRIM and an initialization in progress, read with zpool status -t
+	// -i, which the scenarios above were captured without.
+	opsReplay := captureReplay(t, guestCaptures, "", "18-trim-initialize")
 	// The JSON status of 2.3 gives a scan's time left only while it runs
 	// fast at the moment of the scrape, which a replay hours later is
 	// not; text status prints it. A resilver on ZFS on Linux 0.6.
@@ -92,17 +96,18 @@ func TestPrometheusDashboardsAndAlerts(t *testing.T) {
 	replayArgs := []string{"--zpool.replay-step=4s", "--zpool.iostat-interval=1s", "--no-collector.disk", "--no-collector.cpu", "--collector.vdev_latency"}
 	replay23 := e2e.Start(t, exporterBin, nil, append([]string{"--zpool.replay-dir=" + capturesReplay}, replayArgs...)...)
 	replayGuest := e2e.Start(t, exporterBin, nil, append([]string{"--zpool.replay-dir=" + guestReplay}, replayArgs...)...)
+	replayOps := e2e.Start(t, exporterBin, nil, append([]string{"--zpool.replay-dir=" + opsReplay}, replayArgs...)...)
 	// That capture holds zpool status and nothing else.
 	replayText := e2e.Start(t, exporterBin, nil, "--zpool.replay-dir="+textReplay,
 		"--no-collector.disk", "--no-collector.cpu", "--no-collector.kstat", "--no-collector.properties", "--no-collector.vdev_io")
 
 	hook := newWebhook(t)
 	am := startAlertmanager(t, alertmanagerBin, hook.url)
-	prom := startPrometheus(t, prometheusBin, am.addr, host, replay23, replayGuest, replayText)
+	prom := startPrometheus(t, prometheusBin, am.addr, host, replay23, replayGuest, replayOps, replayText)
 	logPhase("starting the exporters, Alertmanager and Prometheus")
 
 	pools := map[string]string{"mirror": mirror, "raidz": raidz, "stripe": stripe, "flaky": flaky}
-	prom.waitSeries(t, 60*time.Second, "all four targets up", `count(up{job="zfs"} == 1) == 4`)
+	prom.waitSeries(t, 60*time.Second, "all five targets up", `count(up{job="zfs"} == 1) == 5`)
 	// Counters must be seen at zero before they move, or increase() has
 	// nothing to start from; the iostat stream skips its first report.
 	for _, p := range pools {
@@ -164,6 +169,7 @@ func TestPrometheusDashboardsAndAlerts(t *testing.T) {
 		strings.TrimPrefix(host.URL, "http://"):        "zfs-fuse",
 		strings.TrimPrefix(replay23.URL, "http://"):    "OpenZFS 2.3.2 replay",
 		strings.TrimPrefix(replayGuest.URL, "http://"): "OpenZFS 2.3.2 guest replay",
+		strings.TrimPrefix(replayOps.URL, "http://"):   "OpenZFS 2.3.2 guest TRIM and initialization",
 		strings.TrimPrefix(replayText.URL, "http://"):  "ZFS on Linux 0.6 replay",
 	})
 	checkDashboards(t, prom, window)
@@ -884,10 +890,6 @@ var noSeries = []struct {
 	{
 		pattern: `zfs_l2arc_hits_total.*/.*zfs_l2arc_misses_total`,
 		why:     "zfs-fuse has no L2ARC, and the replayed OpenZFS kstats count no L2ARC hit or miss (l2_hits and l2_misses are 0 in all three): a hit ratio of nothing is no series",
-	},
-	{
-		metrics: []string{"zfs_vdev_trim_progress_ratio", "zfs_vdev_initialize_progress_ratio"},
-		why:     "zpool status prints TRIM and initialize progress only with -t and -i, which the exporter does not pass yet; the walk's long operations read them with the parser",
 	},
 }
 

@@ -133,6 +133,7 @@ exit $rc
 		keepCaptures(t, filepath.Join(job, "captures"), keep)
 	}
 	t.Run("slow-disk alert", func(t *testing.T) { checkSlowDisk(t, filepath.Join(job, "expositions"), version, keep) })
+	t.Run("read-only alert", func(t *testing.T) { checkReadOnly(t, filepath.Join(job, "expositions"), version, keep) })
 }
 
 // buildImage runs the image build, which reuses a cached image whose

@@ -22,13 +22,36 @@ var slowDiskFamilies = []string{
 }
 
 // slowDiskRuleTest turns expositions scraped every interval into a
-// promtool unit test of the mixin's rules (its rule_files relative to
-// dashboards/tests): at the last scrape the slow-disk alert's expression
-// must select pool's leaf and nothing else. The alert's for is longer
-// than the scenario, so the alert is pending: ALERTS has it either way.
+// promtool unit test of the mixin's rules: at the last scrape the slow-disk
+// alert's expression must select pool's leaf and nothing else. The
+// alert's for is longer than the scenario, so the alert is pending:
+// ALERTS has it either way.
 func slowDiskRuleTest(header string, expositions []string, interval time.Duration, pool, leaf string) (string, error) {
+	return alertRuleTest(alertCase{
+		header: header, expositions: expositions, interval: interval, families: slowDiskFamilies,
+		alert: slowDiskAlert, by: []string{"pool", "vdev"}, want: []string{pool, leaf},
+	})
+}
+
+// alertCase is a promtool unit test of one of the mixin's alerts over real
+// scrapes.
+type alertCase struct {
+	header      string
+	expositions []string // one per interval
+	interval    time.Duration
+	families    []string // those the alert reads: the rest is left out
+	alert       string
+	// At the last scrape, the alert has one series, whose labels by have
+	// the values want.
+	by, want []string
+	firing   bool // firing, where pending would do too
+}
+
+// alertRuleTest writes the unit test of c, its rule_files relative to
+// dashboards/tests.
+func alertRuleTest(c alertCase) (string, error) {
 	values := map[string][]string{}
-	for i, text := range expositions {
+	for i, text := range c.expositions {
 		sc := bufio.NewScanner(strings.NewReader(text))
 		sc.Buffer(nil, 1<<20)
 		for line := 1; sc.Scan(); line++ {
@@ -41,12 +64,12 @@ func slowDiskRuleTest(header string, expositions []string, interval time.Duratio
 				return "", fmt.Errorf("exposition %d, line %d: no value in %q", i, line, s)
 			}
 			name, _, _ := strings.Cut(series, "{")
-			if !slices.Contains(slowDiskFamilies, name) {
+			if !slices.Contains(c.families, name) {
 				continue
 			}
 			v, seen := values[series]
 			if !seen {
-				v = slices.Repeat([]string{"_"}, len(expositions))
+				v = slices.Repeat([]string{"_"}, len(c.expositions))
 				values[series] = v
 			}
 			v[i] = value
@@ -56,20 +79,28 @@ func slowDiskRuleTest(header string, expositions []string, interval time.Duratio
 		}
 	}
 	if len(values) == 0 {
-		return "", fmt.Errorf("no series of %v in %d expositions", slowDiskFamilies, len(expositions))
+		return "", fmt.Errorf("no series of %v in %d expositions", c.families, len(c.expositions))
 	}
 	var b strings.Builder
-	for _, line := range strings.Split(strings.TrimRight(header, "\n"), "\n") {
+	for _, line := range strings.Split(strings.TrimRight(c.header, "\n"), "\n") {
 		fmt.Fprintf(&b, "# %s\n", line)
 	}
-	fmt.Fprintf(&b, "rule_files:\n  - ../out/rules/zfs-alerts.yaml\n  - ../out/rules/zfs-rules.yaml\nevaluation_interval: %s\n\n", promDuration(interval))
-	fmt.Fprintf(&b, "tests:\n  - interval: %s\n    input_series:\n", promDuration(interval))
+	fmt.Fprintf(&b, "rule_files:\n  - ../out/rules/zfs-alerts.yaml\n  - ../out/rules/zfs-rules.yaml\nevaluation_interval: %s\n\n", promDuration(c.interval))
+	fmt.Fprintf(&b, "tests:\n  - interval: %s\n    input_series:\n", promDuration(c.interval))
 	for _, series := range slices.Sorted(maps.Keys(values)) {
 		fmt.Fprintf(&b, "      - series: '%s'\n        values: '%s'\n", withTarget(series), strings.Join(values[series], " "))
 	}
-	fmt.Fprintf(&b, "    promql_expr_test:\n      - expr: group by (pool, vdev) (ALERTS{alertname=%q})\n", slowDiskAlert)
-	fmt.Fprintf(&b, "        eval_time: %s\n        exp_samples:\n", promDuration(time.Duration(len(expositions)-1)*interval))
-	fmt.Fprintf(&b, "          - labels: '{pool=%q, vdev=%q}'\n            value: 1\n", pool, leaf)
+	selector := fmt.Sprintf("alertname=%q", c.alert)
+	if c.firing {
+		selector += `, alertstate="firing"`
+	}
+	fmt.Fprintf(&b, "    promql_expr_test:\n      - expr: group by (%s) (ALERTS{%s})\n", strings.Join(c.by, ", "), selector)
+	fmt.Fprintf(&b, "        eval_time: %s\n        exp_samples:\n", promDuration(time.Duration(len(c.expositions)-1)*c.interval))
+	var labels []string
+	for i, l := range c.by {
+		labels = append(labels, fmt.Sprintf("%s=%q", l, c.want[i]))
+	}
+	fmt.Fprintf(&b, "          - labels: '{%s}'\n            value: 1\n", strings.Join(labels, ", "))
 	return b.String(), nil
 }
 

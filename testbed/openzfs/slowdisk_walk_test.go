@@ -5,13 +5,10 @@ package openzfs
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"testing"
 	"time"
-
-	"github.com/zpool-exporter/zpool_exporter/internal/e2e"
 )
 
 // slowScrapeEvery is the time between the scenario's scrapes (the walk's
@@ -48,36 +45,7 @@ by qemu to 2 MiB/s, written without a pause while an exporter run with
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
-	// rule_files are relative to dashboards/tests.
-	tests := filepath.Join(dir, "dashboards", "tests")
-	if err := os.MkdirAll(tests, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(mustAbs(t, "../../dashboards/out"), filepath.Join(dir, "dashboards", "out")); err != nil {
-		t.Fatal(err)
-	}
-	file := filepath.Join(tests, "slow-disk-openzfs-"+version+".yaml")
-	if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if keep != "" {
-		if err := os.MkdirAll(keep, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(keep, filepath.Base(file)), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	promtool, err := exec.LookPath("promtool")
-	if err != nil {
-		e2e.SkipOrFail(t, "promtool is not installed (Debian package prometheus)")
-	}
-	cmd := exec.Command(promtool, "test", "rules", filepath.Base(file))
-	cmd.Dir = tests
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Errorf("the slow-disk alert over the walk's scrapes (promtool test rules): %v\n%s", err, out)
-	}
+	runAlertTest(t, "slow-disk-openzfs-"+version+".yaml", text, keep)
 }
 
 func mustAbs(t *testing.T, path string) string {

@@ -226,12 +226,13 @@ func longOperations(t *testing.T, e *e2e.Exporter, mnt, version string) {
 		})
 	})
 
-	// The exporter's status command has neither -t nor -i: it sees a
-	// running TRIM or initialization only where it reads the text status
-	// (before 2.3). zpool status -t -i is read here by the parser, text
-	// and JSON, as fixtures for the exporter's next status form.
+	// The exporter reads zpool status -t -i: /metrics shows each leaf's
+	// TRIM and initialization while they run and once they end, JSON and
+	// text alike.
 	t.Run("trim and initialize", func(t *testing.T) {
 		trimmed, initialized := files[4], files[5]
+		opr := map[string]string{"pool": "opr"}
+		leafOf := func(v string) map[string]string { return map[string]string{"pool": "opr", "vdev": v} }
 		// A rate of 1 MiB/s keeps the TRIM of 512 MiB going for minutes
 		// (OpenZFS 2.1 ends it within seconds all the same).
 		zpool(t, "trim", "-r", "1M", "opr", trimmed)
@@ -242,11 +243,33 @@ func longOperations(t *testing.T, e *e2e.Exporter, mnt, version string) {
 		if c := start(t, "zpool", "initialize", "-s", "opr", initialized); c.wait() != nil {
 			wantInit = zpoolparse.VdevOpComplete
 		}
-		if !atLeast(version, 2, 3) {
-			e.WaitFor(t, time.Minute, "opr: TRIM of a leaf active", func(m e2e.Metrics) bool {
-				return is(m, "zfs_vdev_trim_state", map[string]string{"pool": "opr", "vdev": trimmed, "state": "active"})
-			})
+		trimRunning := func(m e2e.Metrics) bool {
+			return is(m, "zfs_vdev_trim_state", with(leafOf(trimmed), "state", zpoolparse.VdevOpActive)) ||
+				!atLeast(version, 2, 3) && is(m, "zfs_vdev_trim_state", with(leafOf(trimmed), "state", zpoolparse.VdevOpComplete))
 		}
+		m := e.WaitFor(t, time.Minute, "opr: TRIM of one leaf running, initialization of the other "+wantInit, func(m e2e.Metrics) bool {
+			return trimRunning(m) && is(m, "zfs_vdev_initialize_state", with(leafOf(initialized), "state", wantInit))
+		})
+		capture(t, "18-trim-initialize")
+		for _, c := range []struct{ name, vdev string }{
+			{"zfs_vdev_trim_progress_ratio", trimmed}, {"zfs_vdev_initialize_progress_ratio", initialized},
+		} {
+			if p, ok := m.Get(c.name, leafOf(c.vdev)); !ok || p < 0 || p > 1 {
+				t.Errorf("%s{vdev=%q} = %v (present %v), want a share", c.name, c.vdev, p, ok)
+			}
+		}
+		if started, ok := m.Get("zfs_vdev_trim_start_time_seconds", leafOf(trimmed)); (ok || atLeast(version, 2, 3)) && time.Since(time.Unix(int64(started), 0)) > 10*time.Minute {
+			t.Errorf("opr: TRIM started at %v (present %v), want within the last minutes", started, ok)
+		}
+		for _, v := range []string{trimmed, initialized} {
+			if n := len(m.Series("zfs_vdev_trim_state", leafOf(v))) + len(m.Series("zfs_vdev_initialize_state", leafOf(v))); n != 4 {
+				t.Errorf("opr: %s has %d TRIM and initialization states, want the 4 of the one that ran", v, n)
+			}
+		}
+		jm, tm := scrapeBoth()
+		agreeOn(t, jm, tm, []string{"zfs_vdev_trim_state", "zfs_vdev_initialize_state", "zfs_vdev_initialize_start_time_seconds"}, opr)
+
+		// The parser reads the per-pool forms too.
 		captureCommand(t, "18-trim-initialize", "zpool", "status", "-t", "-i", "opr")
 		text, err := zpoolparse.ParseStatus(strings.NewReader(zpool(t, "status", "-t", "-i", "opr")), time.Local)
 		if err != nil {
@@ -267,13 +290,6 @@ func longOperations(t *testing.T, e *e2e.Exporter, mnt, version string) {
 			for _, p := range st.Pools {
 				p.Root.Walk(func(v *zpoolparse.Vdev, _ string) { leaves[v.Name] = v })
 			}
-			trimState := ""
-			if v := leaves[trimmed]; v != nil && v.Trim != nil && v.Trim.Progress != nil {
-				trimState = v.Trim.State
-			}
-			if trimState != zpoolparse.VdevOpActive && !(trimState == zpoolparse.VdevOpComplete && !atLeast(version, 2, 3)) {
-				t.Errorf("%s: %s: TRIM %q, want active with its progress", form, trimmed, trimState)
-			}
 			if v := leaves[initialized]; v == nil || v.Initialize == nil || v.Initialize.State != wantInit {
 				t.Errorf("%s: %s: initialization %+v, want %s", form, initialized, v, wantInit)
 			}
@@ -281,11 +297,45 @@ func longOperations(t *testing.T, e *e2e.Exporter, mnt, version string) {
 				t.Errorf("%s: %s of the removed mirror still listed", form, files[6])
 			}
 		}
+
+		// Ended: the slow TRIM canceled and one run to its end, the
+		// initialization resumed to its end.
 		_ = start(t, "zpool", "trim", "-c", "opr", trimmed).wait() // fails once complete
+		zpool(t, "trim", "-w", "opr", trimmed)
 		if wantInit == zpoolparse.VdevOpSuspended {
-			zpool(t, "initialize", "-c", "opr", initialized)
+			zpool(t, "initialize", "-w", "opr", initialized)
 		}
+		m = e.WaitFor(t, time.Minute, "opr: TRIM and initialization complete", func(m e2e.Metrics) bool {
+			return is(m, "zfs_vdev_trim_state", with(leafOf(trimmed), "state", zpoolparse.VdevOpComplete)) &&
+				is(m, "zfs_vdev_initialize_state", with(leafOf(initialized), "state", zpoolparse.VdevOpComplete))
+		})
+		for _, c := range []struct{ name, vdev string }{
+			{"zfs_vdev_trim_end_time_seconds", trimmed}, {"zfs_vdev_initialize_end_time_seconds", initialized},
+		} {
+			if end, ok := m.Get(c.name, leafOf(c.vdev)); !ok || time.Since(time.Unix(int64(end), 0)) > 10*time.Minute {
+				t.Errorf("%s{vdev=%q} = %v (present %v), want within the last minutes", c.name, c.vdev, end, ok)
+			}
+		}
+		jm, tm = scrapeBoth()
+		agreeOn(t, jm, tm, []string{"zfs_vdev_trim_state", "zfs_vdev_initialize_state", "zfs_vdev_trim_end_time_seconds", "zfs_vdev_initialize_end_time_seconds"}, opr)
 		zpool(t, "destroy", "-f", "opr")
+	})
+
+	// A pool imported read-only shows so in zfs_pool_info, which the
+	// read-only alert reads; its exposition is kept for that alert's
+	// test (testbed/openzfs checkReadOnly).
+	t.Run("read-only import", func(t *testing.T) {
+		create("opro", files[0])
+		zpool(t, "export", "opro")
+		zpool(t, "import", "-o", "readonly=on", "-d", filepath.Dir(files[0]), "opro")
+		defer zpool(t, "export", "opro")
+		e.WaitFor(t, time.Minute, "opro: read-only in zfs_pool_info", func(m e2e.Metrics) bool {
+			return is(m, "zfs_pool_info", map[string]string{"pool": "opro", "readonly": "on"})
+		})
+		keepExposition(t, e, "read-only")
+		if m := e.Scrape(t); !is(m, "zfs_pool_state", map[string]string{"pool": "opro", "state": "online"}) {
+			t.Errorf("opro: not online once imported read-only")
+		}
 	})
 }
 

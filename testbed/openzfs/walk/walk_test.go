@@ -168,7 +168,9 @@ func capture(t *testing.T, scenario string) {
 	}
 	pools := strings.Fields(string(out))
 	cmds := [][]string{
-		{"zpool", "status", "-j", "--json-int"}, {"zpool", "status", "-s", "-p"}, {"zpool", "status", "-p"}, {"zpool", "status"},
+		{"zpool", "status", "-j", "--json-int", "-t", "-i"}, {"zpool", "status", "-j", "--json-int"},
+		{"zpool", "status", "-s", "-p", "-t", "-i"}, {"zpool", "status", "-s", "-p"}, {"zpool", "status", "-p"}, {"zpool", "status"},
+		{"zpool", "list", "-v", "-Hp"}, {"zpool", "list", "-v"},
 		{"zpool", "iostat", "-v"}, {"zpool", "get", "-Hp", "all"},
 		{"zpool", "iostat", "-vHp", "-w"}, {"zpool", "iostat", "-vHp", "-r"}, {"zpool", "iostat", "-vHp", "-q"}, {"zpool", "iostat", "-v", "-w"}, {"zpool", "version"},
 	}
