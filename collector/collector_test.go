@@ -33,7 +33,7 @@ var update = flag.Bool("update", false, "rewrite the golden .prom files")
 // testNow is the fixed clock of the golden tests.
 var testNow = time.Date(2026, 11, 30, 8, 0, 0, 0, time.UTC)
 
-var allCollectors = map[string]bool{"status": true, "properties": true, "vdev_io": true}
+var allCollectors = map[string]bool{"status": true, "properties": true, "vdev_io": true, "vdev_space": true}
 
 // testConfig is what the collectors of a test read: a client of zc, whose
 // runner also runs the operating system's commands unless cfg has one.

@@ -48,7 +48,7 @@ func metricsOf(e *collector.Exporter, replay *runner.Replay) (http.Handler, *run
 
 // The collectors read every source of a generated host: each succeeds,
 // every command they run is answered, and every vdev has its I/O counters
-// and every leaf its disk.
+// and its size, and every leaf its disk.
 func TestGeneratedHostScrape(t *testing.T) {
 	for _, s := range []benchhost.Spec{{Pools: 2, Leaves: 6, Version: "2.3"}, {Pools: 1, Leaves: 4, Version: "2.4"}} {
 		t.Run(s.Name()+"-"+s.Version, func(t *testing.T) {
@@ -73,6 +73,7 @@ func TestGeneratedHostScrape(t *testing.T) {
 			vdevs := s.Pools * (1 + s.Leaves/2 + s.Leaves)
 			for family, want := range map[string]int{
 				"zfs_vdev_read_bytes_total":     vdevs,
+				"zfs_vdev_size_bytes":           vdevs,
 				"zfs_disk_read_bytes_total":     s.Pools * s.Leaves,
 				"zfs_dataset_write_bytes_total": s.Pools,
 				"zfs_pool_size_bytes":           s.Pools,

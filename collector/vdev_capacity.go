@@ -2,7 +2,6 @@ package collector
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -10,54 +9,28 @@ import (
 	"github.com/zpool-exporter/zpool_exporter/internal/zfs/zpool"
 )
 
-// The space of each vdev comes from the vdev properties that vdev_io reads
-// (OpenZFS 2.2 on), in the same zpool run as its counters.
-var (
-	vdevSizeDesc = desc("vdev", "size_bytes",
-		"Space of the vdev, from its property size (OpenZFS 2.2 on): after parity on raidz and dRAID, where zpool list -v shows the raw size. "+
-			"Top-level vdevs only, and the vdev named after the pool: the pool less its log vdevs.", "pool", "vdev")
-	vdevAllocatedDesc = desc("vdev", "allocated_bytes",
-		"Space allocated on the vdev, parity included, from its property allocated (OpenZFS 2.2 on). "+
-			"Top-level vdevs only, and the vdev named after the pool: the pool less its log vdevs.", "pool", "vdev")
-	vdevFreeDesc = desc("vdev", "free_bytes",
-		"zfs_vdev_size_bytes less zfs_vdev_allocated_bytes, from the vdev property free (OpenZFS 2.2 on): on raidz and dRAID, "+
-			"less than zpool list -v shows, as size leaves parity out and allocated counts it.", "pool", "vdev")
-	vdevAshiftDesc = desc("vdev", "ashift",
-		"Base-2 logarithm of the vdev's sector size, its smallest allocation (vdev property ashift; OpenZFS 2.2 on).", "pool", "vdev")
-)
+// The ashift of each vdev comes from the vdev properties that vdev_io reads
+// (OpenZFS 2.2 on), in the same zpool run as its counters. The space of
+// vdevs comes from zpool list -v (vdev_space.go) instead: there the size
+// of a raidz or dRAID vdev is raw as its allocations are, where the
+// property size leaves parity out, and zpool list -v has the
+// fragmentation and expandsize that the vdev properties of those names
+// read as 0% and "-" on every vdev, up to OpenZFS 2.4 at least (ZFS never
+// stores them in the vdev's own statistics: openzfs/zfs#16459).
+var vdevAshiftDesc = desc("vdev", "ashift",
+	"Base-2 logarithm of the vdev's sector size, its smallest allocation (vdev property ashift; OpenZFS 2.2 on).", "pool", "vdev")
 
-// vdevCapacityProperties are the vdev properties of the space gauges.
-//
-// The vdev properties fragmentation and expandsize are not among them: up
-// to OpenZFS 2.4 at least, they read the vdev's own statistics, where ZFS
-// never stores those two figures (vdev_get_stats computes them into a copy
-// for zpool list -v), so every vdev reads 0% and "-" whatever its state
-// (openzfs/zfs#16459; in the 2.3.2 captures, 0% against the 13% to 19% of
-// zpool list -v).
-var vdevCapacityProperties = []string{"size", "allocated", "free", "ashift"}
+// vdevAshiftProperties are the vdev properties read for vdev_capacity.go.
+var vdevAshiftProperties = []string{"ashift"}
 
-// vdevSpaceProperties are the properties ZFS keeps for the pool's root and
-// its top-level vdevs only: the disks below a top-level vdev read 0.
-var vdevSpaceProperties = []string{"size", "allocated", "free"}
-
-var vdevCapacityDescs = map[string]*prometheus.Desc{
-	"size":      vdevSizeDesc,
-	"allocated": vdevAllocatedDesc,
-	"free":      vdevFreeDesc,
-	"ashift":    vdevAshiftDesc,
-}
-
-// collectVdevCapacity sends the space gauges of every vdev of the status
-// tree that the vdev properties give them for. Only numbers that zpool
-// printed are sent, and only where ZFS keeps them: size, allocated and free
-// for the pool's root and its top-level vdevs (not cache devices nor
-// spares, whose rows OpenZFS 2.2 to 2.4 refuse anyway); ashift where it is
-// not 0 (the root has none). Nothing is summed from children.
-func collectVdevCapacity(p *zpool.Pool, props []zpool.Property, ch chan<- prometheus.Metric) error {
+// collectVdevAshift sends the ashift of every vdev of the status tree
+// that the vdev properties give one, but for the pool's root, whose 0 is
+// no sector size.
+func collectVdevAshift(p *zpool.Pool, props []zpool.Property, ch chan<- prometheus.Metric) error {
 	printed := map[string]map[string]float64{}
 	var bad error
 	for _, prop := range props {
-		if !slices.Contains(vdevCapacityProperties, prop.Property) {
+		if prop.Property != "ashift" {
 			continue
 		}
 		v, ok, err := zpool.ParseSize(prop.Value)
@@ -67,41 +40,19 @@ func collectVdevCapacity(p *zpool.Pool, props []zpool.Property, ch chan<- promet
 			}
 			continue
 		}
-		if !ok {
-			continue // "-"
+		if !ok || v == 0 {
+			continue // "-", or the root's 0
 		}
 		name := prop.Name
 		if strings.HasPrefix(name, "root-") {
 			name = p.Root.PrintedName()
 		}
-		if printed[name] == nil {
-			printed[name] = map[string]float64{}
-		}
-		printed[name][prop.Property] = v
+		printed[name] = map[string]float64{"ashift": v}
 	}
 	values := byUniqueName(p.Root, printed)
 	p.Root.WalkOnce(func(v *zpool.Vdev, _ string, _ *zpool.Vdev) {
-		m, ok := values[v.Name]
-		if !ok {
-			return
-		}
-		keepsSpace := v == p.Root || slices.Contains(p.Root.Children, v) && v.Class != zpool.ClassCache && v.Class != zpool.ClassSpare
-		for _, prop := range vdevCapacityProperties {
-			x, ok := m[prop]
-			switch {
-			case !ok:
-				continue
-			case slices.Contains(vdevSpaceProperties, prop) && !keepsSpace:
-				continue
-			case prop == "free" && x > m["size"]:
-				// free is size less allocated, two unsigned numbers that
-				// count a raidz vdev's parity differently: when the
-				// allocations outgrow the size, it wraps around.
-				continue
-			case prop == "ashift" && x == 0:
-				continue
-			}
-			gauge(ch, vdevCapacityDescs[prop], x, p.Name, v.Name)
+		if m, ok := values[v.Name]; ok {
+			gauge(ch, vdevAshiftDesc, m["ashift"], p.Name, v.Name)
 		}
 	})
 	return bad

@@ -3,7 +3,6 @@ package collector
 import (
 	"bytes"
 	"context"
-	"math"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -19,46 +18,36 @@ import (
 	"github.com/zpool-exporter/zpool_exporter/internal/zfs/zpool"
 )
 
-// vdevCapacityMetrics are the gauges of vdev_capacity.go by the vdev
-// property each is read from.
-var vdevCapacityMetrics = map[string]string{
-	"size":      "zfs_vdev_size_bytes",
-	"allocated": "zfs_vdev_allocated_bytes",
-	"free":      "zfs_vdev_free_bytes",
-	"ashift":    "zfs_vdev_ashift",
-}
-
-// The space of the vdevs is what zpool printed in `zpool get -Hp all POOL
-// all-vdevs` of the same moment: size, allocated and free of the pool's
-// root and of its top-level vdevs (whose parent property is the pool),
-// ashift of every vdev that has one; nothing else.
-func TestVdevCapacityAsZpoolPrinted(t *testing.T) {
+// The ashift of the vdevs is what zpool printed in `zpool get -Hp all POOL
+// all-vdevs` of the same moment, for every vdev that has one; vdev_io
+// sends no space of vdevs, which comes from zpool list -v alone.
+func TestVdevAshiftAsZpoolPrinted(t *testing.T) {
 	guestScenarios := []string{"01-created", "02-offline", "03-scrub-paused", "04-resilvering", "05-rebuilding", "06-spare-inuse", "07-data-errors", "10-duplicate-names"}
 	sets := []struct {
 		name      string
 		dir       func(t *testing.T) string
 		scenarios []string
 	}{
-		{"openzfs-2.3-captures", func(t *testing.T) string { return sample.Dir(t, "captures/openzfs-2.3") },
-			[]string{"04-scrubbed-healthy", "09-errors-repaired", "11-cleared"}},
 		{"openzfs-2.3-guest", func(*testing.T) string { return guestDir("2.3") }, guestScenarios},
 		{"openzfs-2.4-guest", func(*testing.T) string { return guestDir("2.4") }, append(slices.Clone(guestScenarios), "12-slow-disk")},
+		{"openzfs-2.3-captures", func(t *testing.T) string { return sample.Dir(t, "captures/openzfs-2.3") },
+			[]string{"04-scrubbed-healthy", "09-errors-repaired", "11-cleared"}},
 	}
 	for _, set := range sets {
 		t.Run(set.name, func(t *testing.T) {
 			dir := set.dir(t)
 			for _, scenario := range set.scenarios {
-				t.Run(scenario, func(t *testing.T) { testVdevCapacityAsPrinted(t, dir, set.scenarios[0], scenario) })
+				t.Run(scenario, func(t *testing.T) { testVdevAshiftAsPrinted(t, dir, set.scenarios[0], scenario) })
 			}
 		})
 	}
 }
 
-// testVdevCapacityAsPrinted scrapes scenario after first, where every
+// testVdevAshiftAsPrinted scrapes scenario after first, where every
 // pool's vdev properties were captured: some scenarios of the guests hold
 // a few pools' only, and the first pool read tells whether zpool has vdev
 // properties.
-func testVdevCapacityAsPrinted(t *testing.T, dir, first, scenario string) {
+func testVdevAshiftAsPrinted(t *testing.T, dir, first, scenario string) {
 	replay, err := runner.NewReplayWithOptions(dir, runner.ReplayOptions{Scenarios: slices.Compact([]string{first, scenario})})
 	if err != nil {
 		t.Fatal(err)
@@ -73,7 +62,7 @@ func testVdevCapacityAsPrinted(t *testing.T, dir, first, scenario string) {
 		fams = gatherFrom(t, e.Scraper(context.Background()))
 	}
 
-	want := map[string]float64{} // metric{pool,vdev} -> value
+	want := map[string]float64{} // {pool,vdev} -> ashift
 	pools := 0
 	for _, f := range sample.Glob(t, dir, scenario+"__*all-vdevs.txt") {
 		args := strings.Fields(f.Header["command"])
@@ -86,10 +75,8 @@ func testVdevCapacityAsPrinted(t *testing.T, dir, first, scenario string) {
 			t.Fatalf("%s: %v", f.Path, err)
 		}
 		pools++
-		for name, values := range capturedCapacity(t, pool, props) {
-			for prop, printed := range values {
-				want[vdevCapacityMetrics[prop]+"{"+pool+","+name+"}"] = printed
-			}
+		for name, ashift := range capturedAshift(t, pool, props) {
+			want["{"+pool+","+name+"}"] = ashift
 		}
 	}
 	if pools == 0 || len(want) == 0 {
@@ -97,22 +84,25 @@ func testVdevCapacityAsPrinted(t *testing.T, dir, first, scenario string) {
 	}
 
 	got := map[string]float64{}
-	for _, metric := range vdevCapacityMetrics {
-		for _, s := range series(fams, metric, nil) {
-			v, _ := value(fams, metric, s)
-			got[metric+"{"+s["pool"]+","+s["vdev"]+"}"] = v
-		}
+	for _, s := range series(fams, "zfs_vdev_ashift", nil) {
+		v, _ := value(fams, "zfs_vdev_ashift", s)
+		got["{"+s["pool"]+","+s["vdev"]+"}"] = v
 	}
 	for key, w := range want {
 		if g, ok := got[key]; !ok {
-			t.Errorf("%s missing, zpool printed %v", key, w)
+			t.Errorf("ashift%s missing, zpool printed %v", key, w)
 		} else if g != w {
-			t.Errorf("%s = %v, zpool printed %v", key, g, w)
+			t.Errorf("ashift%s = %v, zpool printed %v", key, g, w)
 		}
 	}
 	for key, g := range got {
 		if _, ok := want[key]; !ok {
-			t.Errorf("%s = %v, which zpool did not print for it", key, g)
+			t.Errorf("ashift%s = %v, which zpool did not print for it", key, g)
+		}
+	}
+	for _, name := range []string{"zfs_vdev_size_bytes", "zfs_vdev_allocated_bytes", "zfs_vdev_free_bytes"} {
+		if s := series(fams, name, nil); len(s) > 0 {
+			t.Errorf("vdev_io sent %d series of %s", len(s), name)
 		}
 	}
 	if problems, err := testutil.CollectAndLint(e.Scraper(context.Background())); err != nil || len(problems) > 0 {
@@ -120,65 +110,42 @@ func testVdevCapacityAsPrinted(t *testing.T, dir, first, scenario string) {
 	}
 }
 
-// capturedCapacity reads off one pool's vdev properties the values the
-// gauges must have, by vdev as the gauges name it: the root (root-0) by
-// the pool's name. A vdev listed twice with different values (none is, in
-// the captures) would be left out.
-func capturedCapacity(t *testing.T, pool string, props []zpool.Property) map[string]map[string]float64 {
+// capturedAshift reads off one pool's vdev properties the ashift the
+// gauges must have, by vdev as the gauges name it: none for the root,
+// whose 0 is no sector size. A vdev listed twice with different values
+// (none is, in the captures) would be left out.
+func capturedAshift(t *testing.T, pool string, props []zpool.Property) map[string]float64 {
 	t.Helper()
-	byVdev := map[string]map[string]string{}
+	out := map[string]float64{}
 	conflict := map[string]bool{}
 	for _, p := range props {
-		if byVdev[p.Name] == nil {
-			byVdev[p.Name] = map[string]string{}
-		}
-		if old, ok := byVdev[p.Name][p.Property]; ok && old != p.Value {
-			conflict[p.Name] = true
-		}
-		byVdev[p.Name][p.Property] = p.Value
-	}
-	out := map[string]map[string]float64{}
-	for name, m := range byVdev {
-		if conflict[name] {
+		if p.Property != "ashift" || p.Value == "-" {
 			continue
 		}
-		root := strings.HasPrefix(name, "root-")
-		top := m["parent"] == pool
-		label := name
-		if root {
-			label = pool
+		v, err := strconv.ParseUint(p.Value, 10, 64)
+		if err != nil {
+			t.Fatalf("%s %s ashift = %q: not a -p number", pool, p.Name, p.Value)
 		}
-		for _, prop := range []string{"size", "allocated", "free", "ashift"} {
-			s, ok := m[prop]
-			if !ok || s == "-" {
-				continue
+		if strings.HasPrefix(p.Name, "root-") {
+			if v != 0 {
+				t.Errorf("%s: the root's ashift is %d", pool, v)
 			}
-			v, err := strconv.ParseUint(s, 10, 64)
-			if err != nil {
-				t.Fatalf("%s %s %s = %q: not a -p number", pool, name, prop, s)
-			}
-			switch {
-			case prop == "ashift" && v == 0: // the root's
-				continue
-			case prop != "ashift" && !root && !top: // a disk's 0
-				if v != 0 {
-					t.Errorf("%s %s %s = %d below a top-level vdev", pool, name, prop, v)
-				}
-				continue
-			}
-			if out[label] == nil {
-				out[label] = map[string]float64{}
-			}
-			out[label][prop] = float64(v)
+			continue
 		}
+		if old, ok := out[p.Name]; ok && old != float64(v) {
+			conflict[p.Name] = true
+		}
+		out[p.Name] = float64(v)
+	}
+	for name := range conflict {
+		delete(out, name)
 	}
 	return out
 }
 
-// A raidz vdev allocated beyond its size, parity counted: its free, two
-// unsigned numbers subtracted, wraps around and is not sent; size and
-// allocated are, and neither is summed from the leaves, which read 0.
-func TestVdevFreeWrappedAroundNotSent(t *testing.T) {
+// The vdev properties size, allocated and free, read or not, give no
+// series: the space of vdevs is zpool list -v's alone.
+func TestVdevPropertiesGiveNoSpace(t *testing.T) {
 	pool := &zpool.Pool{Name: "tank", Root: &zpool.Vdev{Name: "tank", Type: "root", Class: zpool.ClassNormal, Children: []*zpool.Vdev{
 		{Name: "raidz1-0", Type: "raidz1", Class: zpool.ClassNormal, Children: []*zpool.Vdev{
 			{Name: "sda", Type: "disk", Class: zpool.ClassNormal},
@@ -186,7 +153,6 @@ func TestVdevFreeWrappedAroundNotSent(t *testing.T) {
 			{Name: "sdc", Type: "disk", Class: zpool.ClassNormal},
 		}},
 	}}}
-	wrapped := strconv.FormatUint(1000-1200+math.MaxUint64+1, 10) // uint64(1000 - 1200)
 	var props []zpool.Property
 	row := func(vdev, prop, value string) {
 		props = append(props, zpool.Property{Name: vdev, Property: prop, Value: value, Source: "-"})
@@ -194,55 +160,53 @@ func TestVdevFreeWrappedAroundNotSent(t *testing.T) {
 	for _, v := range []string{"root-0", "raidz1-0"} {
 		row(v, "size", "1000")
 		row(v, "allocated", "1200")
-		row(v, "free", wrapped)
+		row(v, "free", "18446744073709551416") // 1000 - 1200, wrapped
 	}
 	row("root-0", "ashift", "0")
 	row("raidz1-0", "ashift", "12")
 	for _, leaf := range []string{"sda", "sdb", "sdc"} {
 		row(leaf, "size", "0")
-		row(leaf, "allocated", "0")
-		row(leaf, "free", "0")
 		row(leaf, "ashift", "12")
 	}
 	got := capacitySeries(t, pool, props)
-	want := []string{
-		"zfs_vdev_allocated_bytes tank 1200", "zfs_vdev_size_bytes tank 1000",
-		"zfs_vdev_allocated_bytes raidz1-0 1200", "zfs_vdev_ashift raidz1-0 12", "zfs_vdev_size_bytes raidz1-0 1000",
-		"zfs_vdev_ashift sda 12", "zfs_vdev_ashift sdb 12", "zfs_vdev_ashift sdc 12",
-	}
-	slices.Sort(got)
-	slices.Sort(want)
+	want := []string{"zfs_vdev_ashift raidz1-0 12", "zfs_vdev_ashift sda 12", "zfs_vdev_ashift sdb 12", "zfs_vdev_ashift sdc 12"}
 	if !slices.Equal(got, want) {
 		t.Errorf("sent:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	for _, p := range []string{"size", "allocated", "free", "fragmentation", "expandsize"} {
+		if slices.Contains(vdevAskedProperties, p) {
+			t.Errorf("vdev property %s asked for", p)
+		}
 	}
 }
 
 // A value that is not a number costs that value only, and says which.
-func TestVdevCapacityUnreadableValue(t *testing.T) {
+func TestVdevAshiftUnreadableValue(t *testing.T) {
 	pool := &zpool.Pool{Name: "tank", Root: &zpool.Vdev{Name: "tank", Type: "root", Class: zpool.ClassNormal, Children: []*zpool.Vdev{
 		{Name: "sda", Type: "disk", Class: zpool.ClassNormal},
+		{Name: "sdb", Type: "disk", Class: zpool.ClassNormal},
 	}}}
 	props := []zpool.Property{
-		{Name: "sda", Property: "size", Value: "lots", Source: "-"},
-		{Name: "sda", Property: "allocated", Value: "10", Source: "-"},
+		{Name: "sda", Property: "ashift", Value: "lots", Source: "-"},
+		{Name: "sdb", Property: "ashift", Value: "12", Source: "-"},
 	}
 	ch := make(chan prometheus.Metric, 10)
-	err := collectVdevCapacity(pool, props, ch)
+	err := collectVdevAshift(pool, props, ch)
 	close(ch)
-	if err == nil || !strings.Contains(err.Error(), "sda") || !strings.Contains(err.Error(), "size") {
-		t.Errorf("error = %v, want one naming sda and size", err)
+	if err == nil || !strings.Contains(err.Error(), "sda") || !strings.Contains(err.Error(), "ashift") {
+		t.Errorf("error = %v, want one naming sda and ashift", err)
 	}
 	if n := len(ch); n != 1 {
-		t.Errorf("%d series sent, want allocated's alone", n)
+		t.Errorf("%d series sent, want sdb's alone", n)
 	}
 }
 
-// capacitySeries runs collectVdevCapacity and lists what it sent as
+// capacitySeries runs collectVdevAshift and lists what it sent as
 // "metric vdev value", in the order sent.
 func capacitySeries(t *testing.T, p *zpool.Pool, props []zpool.Property) []string {
 	t.Helper()
 	ch := make(chan prometheus.Metric, 100)
-	if err := collectVdevCapacity(p, props, ch); err != nil {
+	if err := collectVdevAshift(p, props, ch); err != nil {
 		t.Fatal(err)
 	}
 	close(ch)
@@ -263,39 +227,44 @@ func capacitySeries(t *testing.T, p *zpool.Pool, props []zpool.Property) []strin
 }
 
 // The vdev properties fragmentation and expandsize read 0% and "-" on
-// every vdev (openzfs/zfs#16459): the 2.3.2 captures show 0% for tank's
-// mirror-0 where zpool list -v of the same moment shows 19%. They are not
-// asked for.
-func TestVdevFragmentationPropertyNotAsked(t *testing.T) {
-	for _, p := range []string{"fragmentation", "expandsize"} {
-		if slices.Contains(vdevAskedProperties, p) {
-			t.Errorf("vdev property %s asked for", p)
+// every vdev (openzfs/zfs#16459), in the guest's captures as in the
+// 2.3.2 captures, where zpool list -v of the same moment shows 19% for
+// tank's mirror-0: zpool list -v is where they come from.
+func TestVdevFragmentationPropertyStuck(t *testing.T) {
+	fragmentation := func(t *testing.T, path, vdev string) string {
+		props, err := zpool.ParseGet(bytes.NewReader(sample.MustRead(t, path).Body))
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
-	dir := sample.Dir(t, "captures/openzfs-2.3")
-	get := sample.MustRead(t, filepath.Join(dir, "04-scrubbed-healthy__zpool-get-Hp-all-tank-all-vdevs.txt"))
-	props, err := zpool.ParseGet(bytes.NewReader(get.Body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	property := ""
-	for _, p := range props {
-		if p.Name == "mirror-0" && p.Property == "fragmentation" {
-			property = p.Value
+		for _, p := range props {
+			if p.Name == vdev && p.Property == "fragmentation" {
+				return p.Value
+			}
 		}
+		t.Fatalf("%s: no fragmentation of %s", path, vdev)
+		return ""
 	}
-	list := sample.MustRead(t, filepath.Join(dir, "04-scrubbed-healthy__zpool-list-v-Hp.txt"))
-	listed := ""
-	pool := ""
-	for line := range strings.Lines(string(list.Body)) {
-		f := strings.Split(strings.TrimSuffix(line, "\n"), "\t")
-		if !strings.HasPrefix(line, "\t") {
-			pool = f[0]
-		} else if pool == "tank" && len(f) > 7 && f[1] == "mirror-0" {
-			listed = f[7] // NAME SIZE ALLOC FREE CKPOINT EXPANDSZ FRAG, after the indent
+	t.Run("guest", func(t *testing.T) {
+		dir := guestDir("2.3")
+		if v := fragmentation(t, filepath.Join(dir, "10-duplicate-names__zpool_get_-Hp_all_dupr_all-vdevs.txt"), "raidz1-0"); v != "0%" {
+			t.Errorf("dupr raidz1-0: vdev property fragmentation %q, no longer stuck at 0%%", v)
 		}
-	}
-	if property != "0%" || listed == "" || listed == "0" {
-		t.Errorf("tank mirror-0: vdev property fragmentation %q, zpool list -v %q: the captures no longer show the property stuck at 0%%", property, listed)
-	}
+	})
+	t.Run("openzfs-2.3-captures", func(t *testing.T) {
+		dir := sample.Dir(t, "captures/openzfs-2.3")
+		property := fragmentation(t, filepath.Join(dir, "04-scrubbed-healthy__zpool-get-Hp-all-tank-all-vdevs.txt"), "mirror-0")
+		rows, err := zpool.ParseListVerbose(bytes.NewReader(sample.MustRead(t, filepath.Join(dir, "04-scrubbed-healthy__zpool-list-v-Hp.txt")).Body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var listed *float64
+		for _, r := range rows {
+			if r.Pool == "tank" && r.Name == "mirror-0" {
+				listed = r.Fragmentation
+			}
+		}
+		if property != "0%" || listed == nil || *listed == 0 {
+			t.Errorf("tank mirror-0: vdev property fragmentation %q, zpool list -v %v: the captures no longer show the property stuck at 0%%", property, listed)
+		}
+	})
 }

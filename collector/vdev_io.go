@@ -16,7 +16,7 @@ import (
 )
 
 func init() {
-	register("vdev_io", true, "Per-vdev read/write operations and bytes as counters, from vdev properties or a zpool iostat stream; from vdev properties, the space of top-level vdevs, ashift, and OpenZFS 2.4's slow-disk properties", newVdevIOCollector)
+	register("vdev_io", true, "Per-vdev read/write operations and bytes as counters, from vdev properties or a zpool iostat stream; from vdev properties, ashift and OpenZFS 2.4's slow-disk properties", newVdevIOCollector)
 }
 
 var (
@@ -132,7 +132,7 @@ func (c *vdevIOCollector) collectPool(p *zpool.Pool, read poolVdevProperties, ch
 		return read.err
 	}
 	if read.ok {
-		return errors.Join(collectVdevIOProperties(p, read.props, ch), collectVdevCapacity(p, read.props, ch))
+		return errors.Join(collectVdevIOProperties(p, read.props, ch), collectVdevAshift(p, read.props, ch))
 	}
 	if c.sampler == nil {
 		return nil
@@ -304,6 +304,6 @@ var (
 )
 
 // vdevAskedProperties are the vdev properties the collector asks for, in
-// one zpool run: the counters, the space (vdev_capacity.go), and last the
+// one zpool run: the counters, ashift (vdev_capacity.go), and last the
 // properties of later releases, which zpool may refuse.
-var vdevAskedProperties = slices.Concat(vdevIOProperties, vdevCapacityProperties, vdevSlowProperties)
+var vdevAskedProperties = slices.Concat(vdevIOProperties, vdevAshiftProperties, vdevSlowProperties)

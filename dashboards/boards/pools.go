@@ -211,28 +211,30 @@ func poolsBoard(cfg config.Config) (dashboard.Dashboard, error) {
 		Thresholds(thresholdsBuilder(fullSteps...)).
 		ThresholdsStyle(common.NewGraphThresholdsStyleConfigBuilder().Mode(common.GraphThresholdsStyleModeLine)))
 	b.WithPanel(b.timeseries("Vdev capacity used",
-		"Allocated share of each top-level vdev (vdev properties allocated over size, OpenZFS 2.2+). ZFS steers new writes to the emptier vdevs, so a vdev added to a full pool stays apart for a long time. On raidz and dRAID, allocated counts parity and size does not, so the share reads higher there than zpool list -v shows: compare vdevs of one layout.",
+		"Allocated share of each top-level vdev, zpool list -v's CAP: allocated over size, both raw, parity included, on raidz and dRAID as on mirrors. ZFS steers new writes to the emptier vdevs, so a vdev added to a full pool stays apart for a long time.",
 		"percentunit", 12, 8,
 		q(fmt.Sprintf(`zfs_vdev_allocated_bytes%s / (zfs_vdev_size_bytes%s > 0) and on(instance, pool, vdev) (%s)`, s.pool(), s.pool(), s.topLevel()), "{{pool}} {{vdev}}")).
 		Min(0).
 		Thresholds(thresholdsBuilder(capSteps...)).
 		ThresholdsStyle(common.NewGraphThresholdsStyleConfigBuilder().Mode(common.GraphThresholdsStyleModeLine)))
-	// The vdevs with a size: the top-level vdevs (log vdevs among them) and
-	// the pool's own row; every column keeps to them, as the merge would
-	// add a row for any other vdev (the disks have an ashift too).
-	sized := func(metric string) string {
-		return fmt.Sprintf(`%s%s and on(instance, pool, vdev) zfs_vdev_size_bytes%s`, metric, s.pool(), s.pool())
+	// The vdevs with allocated space: the pool's own row, the top-level
+	// vdevs, log and cache devices. Every column keeps to them, as the
+	// merge would add a row for any other vdev (the disks have a size and
+	// an ashift too).
+	allocating := func(metric string) string {
+		return fmt.Sprintf(`%s%s and on(instance, pool, vdev) zfs_vdev_allocated_bytes%s`, metric, s.pool(), s.pool())
 	}
 	b.WithPanel(b.table("Vdev capacity",
-		"Space of each top-level vdev and of the pool's own row (type root, which leaves log vdevs out), from the vdev properties of OpenZFS 2.2+: size, allocated, free, the allocated share, and ashift (log2 of the sector size, its smallest allocation: 12 is 4 KiB). On raidz and dRAID, size is after parity and allocated counts it, so the share reads higher than zpool list -v shows; compare vdevs of one layout. Empty before OpenZFS 2.2.",
+		"Space of the pool's own row and of each top-level vdev, log and cache device, as zpool list -v shows it: size (raw, parity included, so the top-level vdevs add up to the pool), allocated, free, the allocated share (CAP), the fragmentation of the free space (FRAG), and ashift (log2 of the sector size, its smallest allocation: 12 is 4 KiB; from the vdev properties of OpenZFS 2.2+). Empty on zfs-fuse, whose zpool lists no vdevs.",
 		24, 8,
 		[]query{
-			tq(sized("zfs_vdev_info")),
-			cell(vdevKeys, fmt.Sprintf(`zfs_vdev_size_bytes%s`, s.pool())),
+			tq(allocating("zfs_vdev_info")),
+			cell(vdevKeys, allocating("zfs_vdev_size_bytes")),
 			cell(vdevKeys, fmt.Sprintf(`zfs_vdev_allocated_bytes%s`, s.pool())),
-			cell(vdevKeys, fmt.Sprintf(`zfs_vdev_free_bytes%s`, s.pool())),
+			cell(vdevKeys, allocating("zfs_vdev_free_bytes")),
 			cell(vdevKeys, fmt.Sprintf(`zfs_vdev_allocated_bytes%s / (zfs_vdev_size_bytes%s > 0)`, s.pool(), s.pool())),
-			cell(vdevKeys, sized("zfs_vdev_ashift")),
+			cell(vdevKeys, allocating("zfs_vdev_fragmentation_ratio")),
+			cell(vdevKeys, allocating("zfs_vdev_ashift")),
 		},
 		[]col{
 			{"instance", "instance", nil},
@@ -244,7 +246,8 @@ func poolsBoard(cfg config.Config) (dashboard.Dashboard, error) {
 			{"Value #C", "allocated", []dashboard.DynamicConfigValue{unit("bytes")}},
 			{"Value #D", "free", []dashboard.DynamicConfigValue{unit("bytes")}},
 			{"Value #E", "allocated share", []dashboard.DynamicConfigValue{unit("percentunit"), gaugeCell(), fieldMin(0), fieldMax(1), thresholds(capSteps...)}},
-			{"Value #F", "ashift", []dashboard.DynamicConfigValue{unit("none")}},
+			{"Value #F", "fragmentation", []dashboard.DynamicConfigValue{unit("percentunit")}},
+			{"Value #G", "ashift", []dashboard.DynamicConfigValue{unit("none")}},
 		},
 		"Value #A", "guid", "path", "parent").
 		SortBy(sortBy("pool")))

@@ -67,6 +67,7 @@ func writeZpool(dir string, s Spec) (host, error) {
 		{"zpool iostat -vHp -r", func(w *bufio.Writer) { writeIostatTables(w, h, false) }},
 		{"zpool iostat -vHp -q", func(w *bufio.Writer) { writeIostatQueues(w, h) }},
 		{"zpool version", func(w *bufio.Writer) { writeVersion(w, h) }},
+		{"zpool list -v -Hp", func(w *bufio.Writer) { writeVdevList(w, h) }},
 	}
 	for _, p := range h.pools {
 		// As recorded, without the "--" that the exporter now puts before

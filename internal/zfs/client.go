@@ -55,6 +55,9 @@ type Client struct {
 	lackedStates bool // the last JSON status lacked a vdev's state
 	noHistograms bool // zpool iostat refused -w, -r or -q
 	noVersion    bool // zpool refused the version command
+	// The first form of `zpool list -v` this zpool has not refused (an
+	// index in vdevListForms; past its end, none is left).
+	vdevListForm int
 	// Vdev properties this zpool does not know, as learned from its
 	// refusals.
 	refusedVdevProperties map[string]bool

@@ -74,10 +74,20 @@ func addSeeds(f *testing.F, seeds func(testing.TB) [][]byte) {
 
 func TestFuzzSeedsWithoutSharedSamples(t *testing.T) {
 	sample.CheckSeeds(t, map[string]func(testing.TB) [][]byte{
-		"FuzzParseGet":        getSeeds,
-		"FuzzParseList":       listSeeds,
-		"FuzzParseIostat":     iostatSeeds,
-		"FuzzParseStatus":     statusSeeds,
-		"FuzzParseStatusJSON": statusJSONSeeds,
+		"FuzzParseGet":         getSeeds,
+		"FuzzParseList":        listSeeds,
+		"FuzzParseListVerbose": listVerboseSeeds,
+		"FuzzParseIostat":      iostatSeeds,
+		"FuzzParseStatus":      statusSeeds,
+		"FuzzParseStatusJSON":  statusJSONSeeds,
 	})
+}
+
+func listVerboseSeeds(t testing.TB) [][]byte {
+	return sample.Bodies(
+		sample.Glob(t, "testdata", "list-*.txt"),
+		sample.Glob(t, "testdata/zfs-fuse", "*list*.txt"),
+		sample.Seeds(t, "corpus/zpool-list", "*list*.txt"),
+		sample.Seeds(t, "captures/openzfs-2.3", "*zpool-list*.txt"),
+	)
 }

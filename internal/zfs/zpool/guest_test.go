@@ -92,6 +92,13 @@ func TestOpenZFSGuestCaptures(t *testing.T) {
 				if err != nil || len(props) == 0 {
 					t.Fatalf("%d properties, %v", len(props), err)
 				}
+			case strings.HasPrefix(cmd, "zpool list -v"):
+				// Paired with the status in TestMatchListGuestCaptures.
+				rows, err := ParseListVerbose(bytes.NewReader(f.Body))
+				if err != nil {
+					t.Fatal(err)
+				}
+				checkListRows(t, f.Body, rows)
 			default:
 				t.Fatalf("no parser for %q", cmd)
 			}

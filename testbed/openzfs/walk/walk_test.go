@@ -23,6 +23,8 @@ import (
 	"testing"
 	"time"
 
+	dto "github.com/prometheus/client_model/go"
+
 	"github.com/zpool-exporter/zpool_exporter/internal/benchreport"
 	"github.com/zpool-exporter/zpool_exporter/internal/e2e"
 	zpoolparse "github.com/zpool-exporter/zpool_exporter/internal/zfs/zpool"
@@ -339,6 +341,50 @@ func TestWalk(t *testing.T) {
 			t.Errorf("zpool status -p ran %v times in a scrape; want it run for the dRAID vdev's state: %v", after-before, wantText)
 		}
 		keepExposition(t, e, "01-created")
+	})
+
+	// Every release prints each vdev's space in zpool list -v, which the
+	// vdev_space collector reads: the figures of rz1 (raidz1 with a log
+	// and a cache device) and r10 as zpool prints them, the top-level
+	// vdevs adding up to the pool.
+	t.Run("vdev space from zpool list -v", func(t *testing.T) {
+		m := e.Scrape(t)
+		for _, pool := range []string{"r10", "rz1"} {
+			rows, err := zpoolparse.ParseListVerbose(strings.NewReader(zpool(t, "list", "-v", "-Hp", pool)))
+			if err != nil {
+				t.Fatalf("zpool list -v -Hp %s: %v", pool, err)
+			}
+			printed := map[string]zpoolparse.ListRow{}
+			for _, row := range rows {
+				printed[row.Name] = row
+			}
+			var topLevel float64
+			for _, info := range m.Series("zfs_vdev_info", map[string]string{"pool": pool, "parent": pool, "class": zpoolparse.ClassNormal}) {
+				vdev := labelOf(info, "vdev")
+				row, ok := printed[vdev]
+				if !ok || row.Size == nil {
+					t.Errorf("%s %s: zpool list -v prints no size", pool, vdev)
+					continue
+				}
+				labels := map[string]string{"pool": pool, "vdev": vdev}
+				size, ok := m.Get("zfs_vdev_size_bytes", labels)
+				if !ok || size != *row.Size {
+					t.Errorf("%s %s: zfs_vdev_size_bytes %v (present %v), zpool list -v prints %v", pool, vdev, size, ok, *row.Size)
+				}
+				topLevel += size
+				if _, ok := m.Get("zfs_vdev_fragmentation_ratio", labels); !ok {
+					t.Errorf("%s %s: no zfs_vdev_fragmentation_ratio", pool, vdev)
+				}
+			}
+			if total, ok := m.Get("zfs_pool_size_bytes", map[string]string{"pool": pool}); !ok || topLevel != total {
+				t.Errorf("%s: top-level vdevs add up to %v bytes, the pool has %v (present %v)", pool, topLevel, total, ok)
+			}
+		}
+		for class, n := range map[string]int{"log": 10, "cache": 11} {
+			if _, ok := m.Get("zfs_vdev_allocated_bytes", map[string]string{"pool": "rz1", "vdev": leaf(n)}); !ok {
+				t.Errorf("rz1: no zfs_vdev_allocated_bytes for the %s device %s", class, leaf(n))
+			}
+		}
 	})
 
 	// The hardened unit of deploy/systemd, run by the guest's systemd:
@@ -1207,4 +1253,14 @@ func sparseFile(t *testing.T, path string, size int64) {
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+// labelOf is the value of a series' label, "" when it has none.
+func labelOf(m *dto.Metric, name string) string {
+	for _, l := range m.GetLabel() {
+		if l.GetName() == name {
+			return l.GetValue()
+		}
+	}
+	return ""
 }
