@@ -25,7 +25,7 @@ func textExporter(t *testing.T) *e2e.Exporter {
 	if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	x := e2e.Start(t, *exporterBin, nil, "--zpool.command="+wrapper, "--zpool.iostat-interval=0")
+	x := e2e.Start(t, *exporterBin, nil, "--zpool.command="+wrapper, "--zpool.iostat-interval=0", "--scrape.timeout=20s")
 	if !is(x.Scrape(t), "zfs_exporter_capabilities_info", map[string]string{"status_format": "exact"}) {
 		t.Fatalf("the exporter over %s did not fall back to the text status", wrapper)
 	}
