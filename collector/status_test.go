@@ -1,7 +1,6 @@
 package collector
 
 import (
-	"bytes"
 	"fmt"
 	"math"
 	"path/filepath"
@@ -15,23 +14,16 @@ import (
 
 	"github.com/zpool-exporter/zpool_exporter/internal/sample"
 	"github.com/zpool-exporter/zpool_exporter/internal/zfs/zpool"
+	"github.com/zpool-exporter/zpool_exporter/internal/zfs/zpool/zpooltest"
 )
 
-// parseStatusFixture parses a status fixture, JSON or text.
+// parseStatusFixture parses a status fixture, JSON or text as its
+// caller expects.
 func parseStatusFixture(t *testing.T, fixture string, json bool) *zpool.Status {
 	t.Helper()
-	f := sample.MustRead(t, fixture)
-	var (
-		st  *zpool.Status
-		err error
-	)
-	if json {
-		st, err = zpool.ParseStatusJSON(bytes.NewReader(f.Body))
-	} else {
-		st, err = zpool.ParseStatus(bytes.NewReader(f.Body), time.UTC)
-	}
-	if err != nil {
-		t.Fatal(err)
+	st, isJSON := zpooltest.ParseStatus(t, fixture)
+	if isJSON != json {
+		t.Fatalf("%s: JSON %v, want %v", fixture, isJSON, json)
 	}
 	return st
 }

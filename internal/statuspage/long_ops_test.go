@@ -1,7 +1,6 @@
 package statuspage
 
 import (
-	"bytes"
 	"context"
 	"path/filepath"
 	"slices"
@@ -11,8 +10,8 @@ import (
 
 	"golang.org/x/net/html"
 
-	"github.com/zpool-exporter/zpool_exporter/internal/sample"
 	"github.com/zpool-exporter/zpool_exporter/internal/zfs/zpool"
+	"github.com/zpool-exporter/zpool_exporter/internal/zfs/zpool/zpooltest"
 )
 
 // fixtures is the zpool package's directory of real outputs.
@@ -25,20 +24,7 @@ const fixtures = "../../internal/zfs/zpool/testdata"
 func fixturePage(t *testing.T, fixture string, now time.Time) *html.Node {
 	t.Helper()
 	path := filepath.Join(fixtures, fixture)
-	f := sample.MustRead(t, path)
-	json := strings.Contains(f.Header["command"], " -j")
-	var (
-		st  *zpool.Status
-		err error
-	)
-	if json {
-		st, err = zpool.ParseStatusJSON(bytes.NewReader(f.Body))
-	} else {
-		st, err = zpool.ParseStatus(bytes.NewReader(f.Body), time.UTC)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
+	st, json := zpooltest.ParseStatus(t, path)
 	if json {
 		st.Estimate(now)
 	}
