@@ -2,7 +2,7 @@ GO        ?= go
 STATICCHECK_VERSION ?= v0.8.2
 BINARIES  := zpool_exporter zpool_bench
 
-.PHONY: build dist cross test test-short test-all testbed mixin pictures check fmt vet staticcheck bench bench-profile fuzz
+.PHONY: build dist packages cross test test-short test-all testbed mixin pictures check fmt vet staticcheck bench bench-profile fuzz
 
 # Every OS the exporter runs on; a build-tag mistake fails here.
 PLATFORMS ?= linux/amd64 linux/arm64 freebsd/amd64 illumos/amd64 solaris/amd64
@@ -14,10 +14,16 @@ build:
 		CGO_ENABLED=0 $(GO) build -trimpath -ldflags "$$flags" -o $$bin ./cmd/$$bin || exit 1; \
 	done
 
-# Release tarballs for every platform and their sha256sums.txt, in DIST_DIR
-# (dist/ unless set); see scripts/dist.sh.
+# Release tarballs for every platform, a .deb and an .rpm for each Linux
+# one (PACKAGES, packaging/), and their sha256sums.txt, in DIST_DIR (dist/
+# unless set); see scripts/dist.sh.
+PACKAGES ?= deb rpm
 dist:
-	PLATFORMS='$(PLATFORMS)' GO='$(GO)' ./scripts/dist.sh
+	PLATFORMS='$(PLATFORMS)' PACKAGES='$(PACKAGES)' GO='$(GO)' ./scripts/dist.sh
+
+# The same for the Linux platforms alone: their tarballs and packages.
+packages:
+	PLATFORMS='$(filter linux/%,$(PLATFORMS))' PACKAGES='$(PACKAGES)' GO='$(GO)' ./scripts/dist.sh
 
 cross:
 	@for p in $(PLATFORMS); do \
@@ -31,11 +37,13 @@ test-short:
 	$(GO) test -short -count=1 ./...
 	cd dashboards && $(GO) test -short -count=1 ./...
 	cd tests && $(GO) test -short -count=1 ./...
+	cd packaging && $(GO) test -short -count=1 ./...
 
 test:
 	$(GO) test -count=1 ./...
 	cd dashboards && $(GO) test -count=1 ./...
 	cd tests && $(GO) test -count=1 ./...
+	cd packaging && $(GO) test -count=1 ./...
 
 # Everything, as CI runs it (root: installs the packages of
 # scripts/test-packages.txt that are missing, starts zfs-fuse).
@@ -73,12 +81,14 @@ vet:
 	$(GO) vet -tags openzfsguest,testbed ./testbed/...
 	cd dashboards && $(GO) vet ./...
 	cd tests && $(GO) vet ./...
+	cd packaging && $(GO) vet ./...
 
 staticcheck:
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) ./...
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) -tags openzfsguest,testbed ./testbed/...
 	cd dashboards && $(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) ./...
 	cd tests && $(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) ./...
+	cd packaging && $(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) ./...
 
 # The Go benchmarks of the collectors and the ZFS parsers, then the scale
 # run of internal/scrapebench: zpool_exporter, and pdf/zfs_exporter beside

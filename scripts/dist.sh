@@ -3,9 +3,12 @@
 # binaries, zpool_exporter and zpool_bench (CGO off, -trimpath), stamped
 # with the version, next to the README,
 # the install guide (docs/install.md), the deploy/ configurations and the generated dashboards and rules, as
-# DIST_DIR/zpool_exporter-VERSION.OS-ARCH.tar.gz, and DIST_DIR/sha256sums.txt.
+# DIST_DIR/zpool_exporter-VERSION.OS-ARCH.tar.gz; for each Linux platform,
+# when PACKAGES asks for them, the same binaries as a .deb and an .rpm
+# (packaging/, with nfpm) with the systemd unit, its environment file, man
+# pages, the dashboards and rules; and DIST_DIR/sha256sums.txt of them all.
 #
-#   scripts/dist.sh            the tarballs (make dist)
+#   scripts/dist.sh            the tarballs, and the packages (make dist)
 #   scripts/dist.sh ldflags    the -ldflags that stamp the version (make build)
 #
 # Environment, each with a default:
@@ -19,8 +22,13 @@
 #   PLATFORMS          the Makefile's PLATFORMS (OS/ARCH, space separated)
 #   DIST_DIR           dist
 #   GO                 go
+#   PACKAGES           the package formats for each Linux platform, "deb rpm"
+#                      as make dist sets it; none unless set
+#   MAINTAINER         the packages' maintainer, Name <address>
+#   PACKAGE_LICENSE    the SPDX license expression of the .rpm's License tag
 #
-# Two runs on one commit with the same BUILD_USER give identical tarballs.
+# Two runs on one commit with the same BUILD_USER give identical tarballs
+# and packages.
 # Needs GNU tar and GNU date.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -34,6 +42,9 @@ SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2>/dev/null || 
 BUILD_DATE=${BUILD_DATE:-$(date -u -d "@$SOURCE_DATE_EPOCH" +%Y%m%d-%H:%M:%S)}
 PLATFORMS=${PLATFORMS:-$(sed -n 's/^PLATFORMS *?= *//p' Makefile)}
 DIST_DIR=${DIST_DIR:-dist}
+PACKAGES=${PACKAGES:-}
+MAINTAINER=${MAINTAINER:-zpool_exporter developers <zpool-exporter@users.noreply.github.com>}
+PACKAGE_LICENSE=${PACKAGE_LICENSE:-}
 # The exporter, and the benchmark runner that works with it.
 BINARIES="zpool_exporter zpool_bench"
 
@@ -68,7 +79,16 @@ mkdir -p "$DIST_DIR"
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
 
-tarballs=()
+# The packages' man pages come from the binaries' --help-man, which runs
+# only on this machine's platform; the packager is built once.
+if [ -n "$PACKAGES" ] && [[ " $PLATFORMS " == *" linux/"* ]]; then
+	for bin in $BINARIES; do
+		CGO_ENABLED=0 "$GO" build -trimpath -buildvcs=false -ldflags "$flags" -o "$stage/host/$bin" "./cmd/$bin"
+	done
+	"$GO" build -C packaging -trimpath -o "$stage/packaging" .
+fi
+
+artifacts=()
 for platform in $PLATFORMS; do
 	os=${platform%/*} arch=${platform#*/}
 	name=zpool_exporter-$VERSION.$os-$arch
@@ -87,7 +107,17 @@ for platform in $PLATFORMS; do
 	# header: the tarball depends only on its contents.
 	tar --sort=name --mtime="@$SOURCE_DATE_EPOCH" --owner=0 --group=0 --numeric-owner \
 		--mode='u+rw,go+rX,go-w' --format=gnu -C "$stage" -cf - "$name" | gzip -9n >"$DIST_DIR/$name.tar.gz"
-	tarballs+=("$name.tar.gz")
+	artifacts+=("$name.tar.gz")
+	if [ -n "$PACKAGES" ] && [ "$os" = linux ]; then
+		packages=$("$stage/packaging" -formats "$PACKAGES" -version "$VERSION" -revision "$REVISION" -date "$SOURCE_DATE_EPOCH" \
+			-arch "$arch" -binaries "$dir" -host-binaries "$stage/host" -out "$DIST_DIR" \
+			-maintainer "$MAINTAINER" -license "$PACKAGE_LICENSE" -build-host "${BUILD_USER#*@}" \
+			-modcache "$("$GO" env GOMODCACHE)" -goroot "$("$GO" env GOROOT)")
+		for p in $packages; do
+			echo "dist: $p"
+			artifacts+=("${p##*/}")
+		done
+	fi
 done
-(cd "$DIST_DIR" && sha256sum -- "${tarballs[@]}" >sha256sums.txt)
+(cd "$DIST_DIR" && sha256sum -- "${artifacts[@]}" >sha256sums.txt)
 echo "dist: $DIST_DIR/sha256sums.txt"

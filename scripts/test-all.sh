@@ -67,6 +67,9 @@ go test -count=1 -timeout 30m ./...
 # The status page in headless Chromium and the deployment files checked by
 # their tools: a module of their own, for chromedp and compose-go.
 (cd tests && go test -count=1 -timeout 10m ./...)
+# make dist's packager: a module of its own, for nfpm (its packages are
+# checked by tests/packages above).
+(cd packaging && go test -count=1 ./...)
 
 # The OpenZFS guests: each builds its image on the first run (15 to 25
 # minutes on 2 cores, then cached), then walks (about 10 minutes each).
