@@ -19,6 +19,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/zpool-exporter/zpool_exporter/internal/budget"
+	"github.com/zpool-exporter/zpool_exporter/internal/runner"
 	"github.com/zpool-exporter/zpool_exporter/internal/zfs"
 )
 
@@ -71,6 +72,20 @@ func AddFlags(app *kingpin.Application) {
 	}
 }
 
+// FlagsEnabled tells, for every collector, whether its
+// --[no-]collector.NAME flag enables it: what New reads when given no
+// other choice.
+func FlagsEnabled() map[string]bool {
+	enabled := map[string]bool{}
+	for name, f := range factories {
+		enabled[name] = f.defaultEnabled
+		if state, ok := collectorState[name]; ok {
+			enabled[name] = *state
+		}
+	}
+	return enabled
+}
+
 // Names lists the registered collectors, sorted.
 func Names() []string {
 	names := make([]string, 0, len(factories))
@@ -102,21 +117,18 @@ type Exporter struct {
 }
 
 // New builds the enabled collectors. enabled overrides the flags when not
-// nil (tests and --once use it).
+// nil (tests and the demo use it).
 func New(cfg Config, logger *slog.Logger, enabled map[string]bool) (*Exporter, error) {
 	cfg = cfg.withDefaults()
 	e := &Exporter{
 		cfg: cfg, logger: logger, collectors: map[string]Collector{}, running: map[string]time.Time{},
 		drops: map[dropKey]float64{}, loggedDrops: map[string]struct{}{},
 	}
+	if enabled == nil {
+		enabled = FlagsEnabled()
+	}
 	for name, f := range factories {
-		on := f.defaultEnabled
-		if enabled != nil {
-			on = enabled[name]
-		} else if state, ok := collectorState[name]; ok {
-			on = *state
-		}
-		if !on {
+		if !enabled[name] {
 			continue
 		}
 		c, err := f.new(cfg, logger.With("collector", name))
@@ -284,6 +296,10 @@ func (e *Exporter) report(out *admission, r result) {
 		e.logger.Debug("collector succeeded", "collector", r.name, "duration_seconds", r.duration.Seconds())
 	case errors.Is(r.err, ErrNoData):
 		e.logger.Debug("collector returned no data", "collector", r.name, "duration_seconds", r.duration.Seconds())
+	case errors.Is(r.err, runner.ErrNotFound) && e.cfg.NotInstalled != nil:
+		success = 0
+		e.logger.Debug("collector failed", "collector", r.name, "duration_seconds", r.duration.Seconds(), "err", r.err)
+		e.cfg.NotInstalled(r.err)
 	default:
 		success = 0
 		e.logger.Error("collector failed", "collector", r.name, "duration_seconds", r.duration.Seconds(), "err", r.err)

@@ -57,6 +57,11 @@ type Config struct {
 	// (procfs), "freebsd", "illumos" or "solaris" (ps). The host's OS
 	// unless set.
 	CPUOS string
+	// NotInstalled, if set, hears of each collector failure whose command
+	// is not installed (runner.ErrNotFound) in place of the log: such a
+	// failure repeats for every collector that runs the command at every
+	// scrape, and is best told once, with what to do about it.
+	NotInstalled func(error)
 }
 
 func (cfg Config) withDefaults() Config {

@@ -34,6 +34,7 @@ capture_start() {
 	mkdir -p "$out"
 	out=$(cd "$out" && pwd)
 	rm -rf "$out"/[0-9][0-9][0-9]
+	record_tmp=$(mktemp -d)
 	trap capture_cleanup EXIT
 	rm -rf "$work" && mkdir -p "$work"
 }
@@ -47,17 +48,19 @@ capture_cleanup() {
 	for p in "${pools[@]}"; do
 		for _ in 1 2 3 4 5; do zpool destroy -f "$p" 2>/dev/null && break; zpool list "$p" &>/dev/null || break; sleep 1; done
 	done
-	rm -rf "$work"
+	rm -rf "$work" "$record_tmp"
 }
 
 # record DIR NOTE COMMAND...: runs the command, keeps stdout, stderr, exit.
+# It forks little besides the command: the commands of a step should see
+# one moment of a resilver, and each fork is slow on a busy machine.
 record() {
 	local dir=$1 note=$2
 	shift 2
-	local name line status=0
-	name=$(printf '%s' "$*" | sed 's/ /_/g; s#/#%2F#g').txt
-	local stdout stderr
-	stdout=$(mktemp) stderr=$(mktemp)
+	local name=$* line status=0
+	name=${name// /_}
+	name=${name//\//%2F}.txt
+	local stdout=$record_tmp/stdout stderr=$record_tmp/stderr
 	"$@" >"$stdout" 2>"$stderr" || status=$?
 	{
 		echo "# command: $*"
@@ -67,7 +70,6 @@ record() {
 		echo "# ---"
 		cat "$stdout"
 	} >"$dir/$name"
-	rm -f "$stdout" "$stderr"
 }
 
 # step N STATE: records the commands the exporter runs against the current
@@ -79,14 +81,15 @@ step() {
 }
 
 # step_commands N STATE: the commands that return at once, the status
-# commands first so that they see one moment.
+# commands first so that they see one moment, in the order the exporter
+# tries them at detection (internal/zfs/capabilities.go).
 step_commands() {
 	local dir args p
 	dir="$out/$(printf '%03d' "$1")"
 	rm -rf "$dir" && mkdir -p "$dir"
 	echo "$2" >"$dir/STATE"
-	for args in "status -j --json-int" "status -s -p" "status -p" "status" "get -Hp all" "get -H all" \
-		"get all ${pools[*]}" "iostat -v -p"; do
+	for args in "status -j --json-int -t -i" "status -j --json-int" "status -s -p -t -i" "status -s -p" "status -p" "status" \
+		"get -Hp all" "get -H all" "get all ${pools[*]}" "iostat -v -p"; do
 		# shellcheck disable=SC2086
 		record "$dir" "" zpool $args
 	done

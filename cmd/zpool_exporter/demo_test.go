@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -12,12 +14,12 @@ import (
 	"github.com/zpool-exporter/zpool_exporter/internal/e2e"
 )
 
-// demoDir is the replay of docker compose's demo profile, recorded from a
-// real zfs-fuse pool by deploy/demo/capture.sh: tank (raidz1 of disk1,
+// demoDir is the replay that --demo serves from the binary, recorded from
+// a real zfs-fuse pool by deploy/demo/capture.sh: tank (raidz1 of disk1,
 // disk2, disk3) healthy under writes; disk2 loses its data and a scrub
 // finds it unusable; disk4 replaces it, with the resilver taken at several
 // points; tank online again.
-const demoDir = "../../deploy/demo/replay"
+const demoDir = "../../internal/demo/replay"
 
 const (
 	demoPool   = "tank"
@@ -226,12 +228,79 @@ func TestDemoReplayWriteCounters(t *testing.T) {
 	}
 }
 
-// Served as docker compose serves it, the whole directory with a step
-// duration, the replay moves from the healthy pool through the failure to
-// the finished resilver.
+// --demo serves the replay built into the binary, with no file of the
+// checkout: tank and its vdevs in /metrics and on the status page, and
+// nothing of this host's disks and CPU. It says once that it is a demo,
+// and has nothing to warn of.
+func TestDemoFlag(t *testing.T) {
+	e := e2e.Start(t, exporterBin, nil, "--demo", "--web.disable-exporter-metrics")
+	m := e.WaitFor(t, 30*time.Second, "vdev write counters of tank", func(m e2e.Metrics) bool {
+		_, ok := m.Get("zfs_vdev_write_bytes_total", map[string]string{"pool": demoPool, "vdev": "raidz1-0"})
+		return ok
+	})
+	if !stateIs(m, "zfs_pool_state", map[string]string{"pool": demoPool, "state": "online"}) {
+		t.Errorf("tank is not online at the first step:\n%s", e.ScrapeText(t))
+	}
+	for _, vdev := range []string{"raidz1-0", "/var/tmp/zfs-demo/disk1", demoFailed, "/var/tmp/zfs-demo/disk3"} {
+		if len(m.Series("zfs_vdev_info", map[string]string{"pool": demoPool, "vdev": vdev})) != 1 {
+			t.Errorf("no zfs_vdev_info of %s", vdev)
+		}
+	}
+	for _, c := range []string{"status", "properties", "vdev_io"} {
+		if !stateIs(m, "zfs_exporter_collector_success", map[string]string{"collector": c}) {
+			t.Errorf("collector %s failed", c)
+		}
+	}
+	for _, host := range []string{"zfs_disk_read_bytes_total", "zfs_host_cpu_seconds_total", "zfs_engine_cpu_seconds_total"} {
+		if _, ok := m[host]; ok {
+			t.Errorf("the demo exports %s, read from this host", host)
+		}
+	}
+
+	resp, err := http.Get(e.URL + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET /: %s, %v", resp.Status, err)
+	}
+	for _, want := range []string{`data-pool="tank"`, "raidz1-0", "/var/tmp/zfs-demo/disk1"} {
+		if !strings.Contains(string(page), want) {
+			t.Errorf("the status page lacks %s:\n%s", want, page)
+		}
+	}
+
+	log, _, _ := strings.Cut(e.Quit(t), "SIGQUIT")
+	if n := strings.Count(log, "msg=\"demo: "); n != 1 {
+		t.Errorf("the log says %d times that this is the demo, want once:\n%s", n, log)
+	}
+	for _, level := range []string{"level=WARN", "level=ERROR"} {
+		if strings.Contains(log, level) {
+			t.Errorf("the demo's log holds %s:\n%s", level, log)
+		}
+	}
+}
+
+// --demo names no replay of its own and runs no zpool: given either, it
+// refuses to start, saying which flag is in the way.
+func TestDemoRefusesAnotherSource(t *testing.T) {
+	for _, flag := range []string{"--zpool.replay-dir=" + demoDir, "--zpool.command=/usr/sbin/zpool"} {
+		_, errOut, code := runBinary(t, "--once", "--demo", flag)
+		name, _, _ := strings.Cut(flag, "=")
+		if code != 2 || !strings.Contains(errOut, name) || !strings.Contains(errOut, "--demo") {
+			t.Errorf("--demo %s: exit %d, stderr %q; want exit 2 naming both flags", flag, code, errOut)
+		}
+	}
+}
+
+// Served as docker compose serves it, --demo with a shorter step, the
+// replay moves from the healthy pool through the failure to the finished
+// resilver.
 func TestDemoReplayMovesThroughSteps(t *testing.T) {
 	demoSteps(t)
-	e := e2e.Start(t, exporterBin, nil, "--zpool.replay-dir="+demoDir, "--zpool.replay-step=1s", "--zpool.iostat-interval=1s")
+	e := e2e.Start(t, exporterBin, nil, "--demo", "--zpool.replay-step=1s")
 	e.WaitFor(t, 60*time.Second, "tank degraded with disk2 unavailable", func(m e2e.Metrics) bool {
 		return stateIs(m, "zfs_pool_state", map[string]string{"pool": demoPool, "state": "degraded"}) &&
 			!stateIs(m, "zfs_vdev_state", map[string]string{"pool": demoPool, "vdev": demoFailed, "state": "online"})

@@ -4,6 +4,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -38,6 +39,7 @@ import (
 	"github.com/zpool-exporter/zpool_exporter/internal/benchmetrics"
 	"github.com/zpool-exporter/zpool_exporter/internal/benchwindow"
 	"github.com/zpool-exporter/zpool_exporter/internal/budget"
+	"github.com/zpool-exporter/zpool_exporter/internal/demo"
 	"github.com/zpool-exporter/zpool_exporter/internal/gzipresponse"
 	"github.com/zpool-exporter/zpool_exporter/internal/history"
 	"github.com/zpool-exporter/zpool_exporter/internal/runner"
@@ -50,8 +52,11 @@ const defaultListenAddress = ":9134"
 type options struct {
 	metricsPath            string
 	zpool                  string
+	zpoolSet               bool // --zpool.command was given
+	demo                   bool
 	replayDir              string
 	replayStep             time.Duration
+	replayStepSet          bool
 	kstatPath              string
 	diskAll                bool
 	zfs                    string
@@ -65,6 +70,7 @@ type options struct {
 	scrapeTimeout          time.Duration
 	timeoutOffset          time.Duration
 	iostatInterval         time.Duration
+	iostatIntervalSet      bool
 	diskIostatInterval     time.Duration
 	once                   bool
 	output                 string
@@ -101,11 +107,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 	app.Flag("benchmark.history-retention", fmt.Sprintf("With --web.enable-benchmark-api, how long the samples of --benchmark.history-interval are kept in memory, within %d samples (about %d MiB, the oldest going first) and %d series; the README tells how long that lasts for a given pool.", history.DefaultMaxSamples, history.DefaultMaxSamples*history.BytesPerSample>>20, history.DefaultMaxSeries)).
 		Default("1h").DurationVar(&o.historyRetention)
 	app.Flag("zpool.command", "The zpool command to run: a name looked up in PATH, or a path.").
-		Default("zpool").StringVar(&o.zpool)
+		Default("zpool").IsSetByUser(&o.zpoolSet).StringVar(&o.zpool)
+	app.Flag("demo", "Serve the demo built into the binary instead of running zpool, to see the exporter without ZFS: a raidz1 loses a disk and resilvers (see the README).").
+		BoolVar(&o.demo)
 	app.Flag("zpool.replay-dir", "Serve captured zpool outputs from this directory instead of running zpool (for demos, tests and offline analysis; the format is in the README).").
 		PlaceHolder("DIR").StringVar(&o.replayDir)
-	app.Flag("zpool.replay-step", "With --zpool.replay-dir holding numbered steps (000/, 001/, ...), move to the next step this often, looping at the end; 0 stays at the first step.").
-		Default("0s").DurationVar(&o.replayStep)
+	app.Flag("zpool.replay-step", "With --zpool.replay-dir holding numbered steps (000/, 001/, ...), or --demo, move to the next step this often, looping at the end; 0 stays at the first step.").
+		Default("0s").IsSetByUser(&o.replayStepSet).DurationVar(&o.replayStep)
 	app.Flag("kstat.path", "Directory of the kernel's ZFS kstats (Linux). With --zpool.replay-dir, its kstat/ subdirectory is used instead.").
 		Default("/proc/spl/kstat/zfs").StringVar(&o.kstatPath)
 	app.Flag("collector.disk.all", "Export every physical disk, not only those that back a pool (their pool and vdev labels are empty).").
@@ -131,7 +139,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	app.Flag("scrape.timeout-offset", "Time taken off Prometheus's scrape timeout, so that the answer arrives before Prometheus gives up; at least the default.").
 		Default(budget.TimeoutOffset.String()).DurationVar(&o.timeoutOffset)
 	app.Flag("zpool.iostat-interval", "Interval of the long-running `zpool iostat -v` that gives per-vdev I/O counters where vdev properties are missing (OpenZFS before 2.2, FreeBSD, illumos, Solaris, zfs-fuse). 0 turns it off.").
-		Default("10s").DurationVar(&o.iostatInterval)
+		Default("10s").IsSetByUser(&o.iostatIntervalSet).DurationVar(&o.iostatInterval)
 	app.Flag("disk.iostat-interval", "Interval, in whole seconds, of the long-running `iostat -x` that gives the disk collector its per-disk counters, queues and service times on illumos and Solaris (`iostat -xnc`, whose CPU block is also the host CPU there) and FreeBSD (`iostat -x -w`); it runs only while the disk collector, or on illumos and Solaris the cpu collector, is enabled. Figures arrive one interval late, as iostat marks no end of a report. 0 turns it off.").
 		Default("10s").DurationVar(&o.diskIostatInterval)
 	app.Flag("once", "Print one exposition to standard output (or to --output) and exit, for cron jobs and node_exporter's textfile collector.").
@@ -162,11 +170,18 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "zpool_exporter: --benchmark.history-interval and --benchmark.history-retention must be positive, not %v and %v; try --help\n", o.historyInterval, o.historyRetention)
 		return 2
 	}
+	if o.demo {
+		if err := o.forDemo(); err != nil {
+			fmt.Fprintf(stderr, "zpool_exporter: %v; try --help\n", err)
+			return 2
+		}
+	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
-	exporter, client, snapshots, samplers, err := buildExporter(o, logger)
+	missing := &notInstalled{logger: logger, zpool: o.zpool, zfs: o.zfs}
+	exporter, client, snapshots, samplers, err := buildExporter(o, missing, logger)
 	if err != nil {
 		logger.Error("cannot start", "err", err)
 		return 1
@@ -178,7 +193,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 
 	if o.once {
-		return runOnce(ctx, o, exporter, snapshots, base, stdout, logger)
+		return runOnce(ctx, o, exporter, client, snapshots, base, missing, stdout, logger)
 	}
 	// Everything that may run a command runs under work and is tracked, so
 	// that shutdown can end its commands and wait for them.
@@ -221,13 +236,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 
 	logger.Info("starting zpool_exporter", "version", version.Info(), "build_context", version.BuildContext(),
 		"collectors", exporter.Enabled())
-	// Detect at start so that the log says at once what this zpool can do;
-	// a zpool that hangs now is asked again at the first scrape.
-	detect, cancel := context.WithTimeout(work, o.scrapeTimeout)
-	if _, err := client.Capabilities(detect); err != nil {
-		logger.Warn("cannot detect zpool capabilities yet; will retry at the next scrape", "err", err)
-	}
-	cancel()
+	detectCapabilities(work, client, o.scrapeTimeout, missing, logger)
 	for _, s := range samplers {
 		running.Go(s.name, func() { s.Run(work) })
 	}
@@ -283,6 +292,21 @@ func run(args []string, stdout, stderr io.Writer) int {
 	quit()
 	shutdown(server, &running, shutdownWait, logger)
 	return code
+}
+
+// detectCapabilities asks zpool what it can do, so that the log says so
+// at start, or that zpool is not installed and what to do about it; a
+// zpool that hangs now is asked again at the first scrape.
+func detectCapabilities(ctx context.Context, client *zfs.Client, timeout time.Duration, missing *notInstalled, logger *slog.Logger) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	_, err := client.Capabilities(ctx)
+	switch {
+	case errors.Is(err, runner.ErrNotFound):
+		missing.tell(err)
+	case err != nil:
+		logger.Warn("cannot detect zpool capabilities yet; will retry at the next scrape", "err", err)
+	}
 }
 
 // shutdownWait bounds how long shutdown waits for requests to end and for
@@ -378,27 +402,55 @@ type namedSampler struct {
 	sampler
 }
 
+// forDemo checks that nothing asks the demo for a ZFS of its own, and sets
+// the pace its captures are made for where not given.
+func (o *options) forDemo() error {
+	switch {
+	case o.replayDir != "":
+		return fmt.Errorf("--demo serves the replay built into the binary and --zpool.replay-dir=%s another: give one or the other", o.replayDir)
+	case o.zpoolSet:
+		return fmt.Errorf("--demo runs no zpool: give --demo or --zpool.command=%s, not both", o.zpool)
+	}
+	if !o.replayStepSet {
+		o.replayStep = demo.StepEvery
+	}
+	if !o.iostatIntervalSet {
+		o.iostatInterval = demo.IostatInterval
+	}
+	return nil
+}
+
 // buildExporter wires the runner (real or replay), the ZFS client and the
 // collectors, and returns the snapshot lister, if snapshots are listed,
 // and the samplers to run: none with --once (which lists snapshots once,
 // itself) or when turned off. A sampler waits until a collector needs it.
-func buildExporter(o options, logger *slog.Logger) (*collector.Exporter, *zfs.Client, *collector.SnapshotLister, []namedSampler, error) {
+// missing hears of the commands found not installed.
+func buildExporter(o options, missing *notInstalled, logger *slog.Logger) (*collector.Exporter, *zfs.Client, *collector.SnapshotLister, []namedSampler, error) {
 	var (
 		run    runner.Runner
 		stream collector.StreamFunc
 	)
-	if o.replayDir != "" {
-		// The replay's steps move on every --zpool.replay-step, looping, and
-		// its streams repeat their capture every --zpool.iostat-interval, as
-		// zpool iostat would.
-		replay, err := runner.NewReplayWithOptions(o.replayDir, runner.ReplayOptions{
-			StepEvery: o.replayStep, Loop: true, StreamEvery: o.iostatInterval, Logger: logger})
+	// A replay's steps move on every --zpool.replay-step, looping, and its
+	// streams repeat their capture every --zpool.iostat-interval, as zpool
+	// iostat would.
+	replayOptions := runner.ReplayOptions{StepEvery: o.replayStep, Loop: true, StreamEvery: o.iostatInterval, Logger: logger}
+	switch {
+	case o.demo:
+		replay, err := runner.NewReplayFS(demo.Replay(), demo.Dir, replayOptions)
+		if err != nil {
+			return nil, nil, nil, nil, err
+		}
+		run, stream = replay, replay.StartStream
+		logger.Info("demo: serving captured zpool outputs instead of running zpool: "+demo.Story,
+			"steps", replay.NumSteps(), "step_every", o.replayStep)
+	case o.replayDir != "":
+		replay, err := runner.NewReplayWithOptions(o.replayDir, replayOptions)
 		if err != nil {
 			return nil, nil, nil, nil, err
 		}
 		run, stream = replay, replay.StartStream
 		logger.Info("serving captured zpool outputs instead of running zpool", "dir", o.replayDir)
-	} else {
+	default:
 		commands := runner.NewExec(runner.ExecOptions{})
 		run, stream = commands, commands.StartStream
 	}
@@ -411,11 +463,16 @@ func buildExporter(o options, logger *slog.Logger) (*collector.Exporter, *zfs.Cl
 		zpoolIostat = collector.NewIostatSampler(o.zpool, o.iostatInterval, stream, run, logger.With("sampler", "zpool iostat"))
 		samplers = append(samplers, namedSampler{"the zpool iostat stream", zpoolIostat})
 	}
-	if o.diskIostatInterval > 0 && !o.once && collector.UsesOSIostat(runtime.GOOS) {
+	if o.diskIostatInterval > 0 && !o.once && !o.demo && collector.UsesOSIostat(runtime.GOOS) {
 		diskIostat = collector.NewOSIostatSampler(runtime.GOOS, o.diskIostatInterval, stream, run, logger.With("sampler", "iostat"))
 		samplers = append(samplers, namedSampler{"the iostat stream", diskIostat})
 	}
-	client := zfs.New(zfs.Config{Runner: run, Zpool: o.zpool, Zfs: o.zfs, Kstat: kstatFS(o)}, logger)
+	zfsConfig := zfs.Config{Runner: run, Zpool: o.zpool, Zfs: o.zfs, Kstat: kstatFS(o)}
+	if o.demo {
+		// zfs-fuse has no kstats: none are read, on any system.
+		zfsConfig.KstatOS = "linux"
+	}
+	client := zfs.New(zfsConfig, logger)
 	var snapshots *collector.SnapshotLister
 	if o.snapshotInterval > 0 {
 		snapshots = collector.NewSnapshotLister(client, o.snapshotInterval, o.perSnapshot, logger.With("sampler", "zfs list -t snapshot"))
@@ -425,19 +482,30 @@ func buildExporter(o options, logger *slog.Logger) (*collector.Exporter, *zfs.Cl
 	}
 	cfg := collector.Config{ZFS: client, Runner: run, Sampler: zpoolIostat, DiskSampler: diskIostat, DiskAll: o.diskAll,
 		DatasetInclude: o.datasetInclude, DatasetExclude: o.datasetExclude, DatasetDepth: o.datasetDepth, DatasetMax: o.datasetMax,
-		Snapshots: snapshots, HistogramsFull: o.histogramsFull}
+		Snapshots: snapshots, HistogramsFull: o.histogramsFull, NotInstalled: missing.tell}
 	if o.replayDir != "" {
 		// A replay's disks, if it has any, are laid out like the host's.
 		cfg.ProcRoot = filepath.Join(o.replayDir, "proc")
 		cfg.SysRoot = filepath.Join(o.replayDir, "sys")
 		cfg.DevRoot = filepath.Join(o.replayDir, "dev")
 	}
-	exporter, err := collector.New(cfg, logger, nil)
+	var enabled map[string]bool // nil: as the flags say
+	if o.demo {
+		// The demo's pool is not on this host: the host's disks and CPU
+		// would mix its figures into the story.
+		enabled = collector.FlagsEnabled()
+		enabled["disk"], enabled["cpu"] = false, false
+	}
+	exporter, err := collector.New(cfg, logger, enabled)
 	return exporter, client, snapshots, samplers, err
 }
 
-// kstatFS is the kstat directory, or nil when it does not exist.
+// kstatFS is the kstat directory, or nil when it does not exist or the
+// demo runs.
 func kstatFS(o options) fs.FS {
+	if o.demo {
+		return nil
+	}
 	dir := o.kstatPath
 	if o.replayDir != "" {
 		dir = filepath.Join(o.replayDir, "kstat")
@@ -489,12 +557,17 @@ func pageReading(shared *collector.Shared) statuspage.ReadFunc {
 	}
 }
 
-func runOnce(ctx context.Context, o options, exporter *collector.Exporter, snapshots *collector.SnapshotLister, base prometheus.Gatherer, stdout io.Writer, logger *slog.Logger) int {
+func runOnce(ctx context.Context, o options, exporter *collector.Exporter, client *zfs.Client, snapshots *collector.SnapshotLister, base prometheus.Gatherer,
+	missing *notInstalled, stdout io.Writer, logger *slog.Logger) int {
+	detectCapabilities(ctx, client, o.scrapeTimeout, missing, logger)
 	if snapshots != nil && slices.Contains(exporter.Enabled(), "dataset") {
 		// Before the scrape, under a deadline of its own: a listing of
 		// many snapshots can take all of one.
 		listCtx, cancel := context.WithTimeout(ctx, o.scrapeTimeout)
-		if err := snapshots.List(listCtx); err != nil {
+		switch err := snapshots.List(listCtx); {
+		case errors.Is(err, runner.ErrNotFound):
+			missing.tell(err)
+		case err != nil:
 			logger.Warn("listing snapshots failed; no snapshot series", "err", err)
 		}
 		cancel()

@@ -1,16 +1,18 @@
 #!/usr/bin/env bash
-# Records the demo scenario (docker compose --profile demo) from a real
-# zfs-fuse pool: every zpool command the exporter runs, one numbered step per
-# moment of a disk's failure and replacement. See README.md beside it. Needs
-# root and a running zfs-fuse daemon; takes about two minutes.
+# Records the demo scenario (zpool_exporter --demo, docker compose --profile
+# demo) from a real zfs-fuse pool: every zpool command the exporter runs,
+# one numbered step per moment of a disk's failure and replacement. See
+# README.md beside it. Needs root and a running zfs-fuse daemon; takes about
+# two minutes.
 #
-#   deploy/demo/capture.sh [OUTPUT_DIR]    (deploy/demo/replay unless given)
+#   deploy/demo/capture.sh [OUTPUT_DIR]    (internal/demo/replay unless given)
 #
 # DEMO_DATA_MIB (2048 unless set) is the data written before the disk fails:
 # the resilver's length follows it.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-out=${1:-$here/replay}
+# The exporter embeds the replay from its package, internal/demo.
+out=${1:-$here/../../internal/demo/replay}
 # A fixed directory keeps the vdev paths in the captures stable.
 work=/var/tmp/zfs-demo
 pools=(tank)
@@ -40,10 +42,8 @@ shows() { [[ $(zpool status tank) == *"$1"* ]]; }
 # status_of N: the zpool status that step N captured.
 status_of() { sed '1,/^# ---$/d' "$out/$(printf '%03d' "$1")/zpool_status.txt"; }
 
-# progress [N]: the resilver's percentage done, now or as step N captured.
-progress() {
-	if [ $# = 0 ]; then zpool status tank; else status_of "$1"; fi | sed -n 's/.* \([0-9.]*\)% done.*/\1/p'
-}
+# progress N: the resilver's percentage done, as step N captured it.
+progress() { status_of "$1" | sed -n 's/.* \([0-9.]*\)% done.*/\1/p'; }
 
 fail() {
 	echo "$0: $*" >&2
@@ -68,25 +68,27 @@ step_writing 1 "tank DEGRADED: disk2 lost all its data, a scrub found it unusabl
 [[ $(status_of 1) == *'state: DEGRADED'* ]] || fail "tank is not DEGRADED after the scrub: $(status_of 1)"
 
 # A new disk replaces it. zfs-fuse's zpool replace returns when the
-# resilver ends. A step is taken each time the resilver has gone 15% further;
-# each step's iostat stream runs on in the background while the next steps
-# are taken.
+# resilver ends. A step is taken as the resilver passes each mark, however
+# long a step takes to record on a busy machine; each step's iostat stream
+# runs on in the background while the next steps are taken.
 disk disk4 4G >/dev/null
 resilver_began=$SECONDS
 zpool replace tank "$work/disk2" "$work/disk4" 2>/dev/null &
 replace=$!
 for _ in $(seq 100); do shows 'resilver in progress' && break; sleep 0.1; done
-n=2 last=-100 streams=()
-while shows 'resilver in progress'; do
-	pct=$(progress)
-	if [ -n "$pct" ] && awk -v now="$pct" -v last="$last" 'BEGIN { exit !(now >= last + 15) }'; then
+marks=(5 25 45 65 85)
+n=2 streams=()
+# One zpool status a poll, read without forking: the sooner a mark is
+# seen, the closer to it its step.
+while status=$(zpool status tank) && [[ $status == *'resilver in progress'* ]]; do
+	if ((n - 2 < ${#marks[@]})) && [[ $status =~ \ ([0-9]+)(\.[0-9]+)?%\ done ]] && ((BASH_REMATCH[1] >= marks[n - 2])); then
 		step_commands $n "tank DEGRADED: disk4 replacing disk2, resilver in progress"
-		last=$(progress $n)
-		if [ -z "$last" ]; then
+		at=$(progress $n)
+		if [ -z "$at" ]; then
 			rm -rf "${out:?}/$(printf '%03d' $n)" # it ended between the check and the capture
 			break
 		fi
-		echo "tank DEGRADED: disk4 replacing disk2, resilver $last% done" >"$out/$(printf '%03d' $n)/STATE"
+		echo "tank DEGRADED: disk4 replacing disk2, resilver $at% done" >"$out/$(printf '%03d' $n)/STATE"
 		step_stream $n &
 		streams+=($!)
 		n=$((n + 1))

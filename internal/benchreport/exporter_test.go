@@ -70,7 +70,7 @@ func TestComputeFromExporter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	exp := e2e.Start(t, bin, nil, "--zpool.replay-dir="+filepath.Join(root, "deploy/demo/replay"), "--zpool.iostat-interval=1s")
+	exp := e2e.Start(t, bin, nil, "--zpool.replay-dir="+filepath.Join(root, "internal/demo/replay"), "--zpool.iostat-interval=1s")
 	// The iostat stream's counters appear once its second report is in.
 	exp.WaitFor(t, 30*time.Second, "per-vdev write counters", func(m e2e.Metrics) bool {
 		v, ok := m.Get("zfs_vdev_write_bytes_total", map[string]string{"pool": "tank", "vdev": "tank"})

@@ -3,6 +3,8 @@ package runner
 import (
 	"context"
 	"errors"
+	"io/fs"
+	"os/exec"
 	"strconv"
 	"strings"
 )
@@ -18,7 +20,26 @@ var (
 	ErrOutputTooLarge = errors.New("output too large")
 	// ErrNoCapture means a replay directory holds no capture of the command.
 	ErrNoCapture = errors.New("no capture")
+	// ErrNotFound means the command does not exist: its name is not in
+	// PATH, or no file is at the path given. It is not installed, and
+	// fails the same way at every run until it is.
+	ErrNotFound = errors.New("command not found")
 )
+
+// notFoundError is a start that failed for want of the command. It keeps
+// exec's message, which names what was looked for and where.
+type notFoundError struct{ error }
+
+func (e notFoundError) Unwrap() []error { return []error{ErrNotFound, e.error} }
+
+// startError marks an error starting a command as ErrNotFound when the
+// command does not exist.
+func startError(err error) error {
+	if errors.Is(err, exec.ErrNotFound) || errors.Is(err, fs.ErrNotExist) {
+		return notFoundError{err}
+	}
+	return err
+}
 
 // Error is a failed command. It names the command line, so that a log line
 // or a scrape error says which command failed and how.
@@ -26,7 +47,7 @@ type Error struct {
 	Command  string // command line, as given to Run
 	ExitCode int    // exit status; -1 if the command did not exit on its own or did not start
 	Stderr   string // start of what the command wrote on stderr, bounded
-	Err      error  // cause: ErrTimeout, ErrStillRunning, ErrOutputTooLarge, ErrNoCapture, *exec.ExitError...
+	Err      error  // cause: ErrTimeout, ErrStillRunning, ErrOutputTooLarge, ErrNoCapture, ErrNotFound, *exec.ExitError...
 }
 
 // Error reads like "zpool status -p: exit status 2: invalid option 'p'": the

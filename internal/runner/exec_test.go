@@ -53,6 +53,38 @@ func TestRunExitStatusAndStderrInError(t *testing.T) {
 	}
 }
 
+// A command that is not installed is told from one that ran and failed,
+// with exec's message, which names what was looked for.
+func TestRunCommandNotFound(t *testing.T) {
+	t.Setenv("PATH", t.TempDir())
+	unrunnable := filepath.Join(t.TempDir(), "zpool")
+	if err := os.WriteFile(unrunnable, []byte("#!/bin/sh\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e := NewExec(ExecOptions{})
+	for _, c := range []struct {
+		name     string
+		stream   bool
+		notFound bool
+		says     string
+	}{
+		{"zpool", false, true, `exec: "zpool": executable file not found in $PATH`},
+		{"/nonexistent/zpool", false, true, "/nonexistent/zpool: no such file or directory"},
+		{"/nonexistent/zpool", true, true, "/nonexistent/zpool: no such file or directory"},
+		{unrunnable, false, false, "permission denied"},
+	} {
+		var err error
+		if c.stream {
+			_, err = e.StartStream(timeout(t, 5*time.Second), c.name, "iostat", "-v", "1")
+		} else {
+			_, err = e.Run(timeout(t, 5*time.Second), c.name, "status")
+		}
+		if err == nil || errors.Is(err, ErrNotFound) != c.notFound || !strings.Contains(err.Error(), c.says) {
+			t.Errorf("%s (stream %v): %v; want an error saying %q, ErrNotFound %v", c.name, c.stream, err, c.says, c.notFound)
+		}
+	}
+}
+
 func TestRunBoundsStderr(t *testing.T) {
 	standIn(t, "zpool", `head -c 100000 /dev/zero | tr '\0' x >&2; exit 1`)
 	e := NewExec(ExecOptions{MaxStderr: 100})

@@ -72,7 +72,7 @@ func startProcess(name string, args []string, env []string, stdout, stderr io.Wr
 		for _, o := range outputs {
 			o.r.Close()
 		}
-		return nil, err
+		return nil, startError(err)
 	}
 	p := &process{
 		cmd:     cmd,

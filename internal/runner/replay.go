@@ -3,11 +3,14 @@ package runner
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"math"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -17,9 +20,9 @@ import (
 	"time"
 )
 
-// Replay serves captured outputs from a directory instead of running
-// commands, for tests, demos and offline analysis. It is safe for
-// concurrent use.
+// Replay serves captured outputs from a directory (or any fs.FS, such as
+// captures embedded in the binary) instead of running commands, for tests,
+// demos and offline analysis. It is safe for concurrent use.
 //
 // A capture is a file NAME.txt holding one command's stdout. The command
 // line it answers is given by an optional header, which is authoritative:
@@ -46,7 +49,8 @@ import (
 // ReplayOptions.StepEvery, moves to the next. Captures in the directory
 // itself serve every step that lacks its own.
 type Replay struct {
-	dir   string
+	fsys  fs.FS
+	dir   string // what messages call fsys: the directory it comes from
 	steps []replayStep
 	base  map[string]capture // the directory's own captures, when steps are subdirectories
 	opts  ReplayOptions
@@ -82,12 +86,12 @@ type ReplayOptions struct {
 }
 
 type replayStep struct {
-	dir      string
+	dir      string             // in fsys: "." or a step's subdirectory
 	captures map[string]capture // by command line
 }
 
 type capture struct {
-	file   string
+	file   string // as messages name it
 	stdout []byte
 	stderr string
 	exit   int
@@ -101,13 +105,20 @@ func NewReplay(dir string) (*Replay, error) {
 // NewReplayWithOptions loads the captures under dir. It fails on unreadable
 // files, malformed headers and two captures of one command line in a step.
 func NewReplayWithOptions(dir string, opts ReplayOptions) (*Replay, error) {
+	return NewReplayFS(os.DirFS(dir), dir, opts)
+}
+
+// NewReplayFS loads the captures of fsys, laid out as a replay directory
+// is. dir names fsys in errors and in the log, as the directory its files
+// come from.
+func NewReplayFS(fsys fs.FS, dir string, opts ReplayOptions) (*Replay, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	r := &Replay{dir: dir, opts: opts, began: opts.Now(), told: map[string]bool{}}
+	r := &Replay{fsys: fsys, dir: dir, opts: opts, began: opts.Now(), told: map[string]bool{}}
 	var err error
 	if len(opts.Scenarios) > 0 {
 		err = r.loadScenarios()
@@ -120,26 +131,31 @@ func NewReplayWithOptions(dir string, opts ReplayOptions) (*Replay, error) {
 	return r, nil
 }
 
+// where is how messages name a path of fsys.
+func (r *Replay) where(name string) string {
+	return filepath.Join(r.dir, filepath.FromSlash(name))
+}
+
 func (r *Replay) loadScenarios() error {
 	for _, sc := range r.opts.Scenarios {
-		caps, err := loadCaptures(r.dir, sc+"__")
+		caps, err := r.loadCaptures(".", sc+"__")
 		if err != nil {
 			return err
 		}
 		if len(caps) == 0 {
 			return fmt.Errorf("replay: no captures of scenario %q in %s", sc, r.dir)
 		}
-		r.steps = append(r.steps, replayStep{dir: r.dir, captures: caps})
+		r.steps = append(r.steps, replayStep{dir: ".", captures: caps})
 	}
 	return nil
 }
 
 func (r *Replay) loadSteps() error {
-	own, err := loadCaptures(r.dir, "")
+	own, err := r.loadCaptures(".", "")
 	if err != nil {
 		return err
 	}
-	subdirs, err := numberedSubdirs(r.dir)
+	subdirs, err := r.numberedSubdirs()
 	if err != nil {
 		return err
 	}
@@ -147,12 +163,12 @@ func (r *Replay) loadSteps() error {
 		if len(own) == 0 {
 			return fmt.Errorf("replay: no captures in %s", r.dir)
 		}
-		r.steps = []replayStep{{dir: r.dir, captures: own}}
+		r.steps = []replayStep{{dir: ".", captures: own}}
 		return nil
 	}
 	r.base = own
 	for _, sub := range subdirs {
-		caps, err := loadCaptures(sub, "")
+		caps, err := r.loadCaptures(sub, "")
 		if err != nil {
 			return err
 		}
@@ -161,11 +177,12 @@ func (r *Replay) loadSteps() error {
 	return nil
 }
 
-// numberedSubdirs lists dir's subdirectories named by a number, in order.
-func numberedSubdirs(dir string) ([]string, error) {
-	entries, err := os.ReadDir(dir)
+// numberedSubdirs lists the subdirectories of fsys named by a number, in
+// order.
+func (r *Replay) numberedSubdirs() ([]string, error) {
+	entries, err := fs.ReadDir(r.fsys, ".")
 	if err != nil {
-		return nil, fmt.Errorf("replay: %w", err)
+		return nil, r.readError(err)
 	}
 	type numbered struct {
 		n    int
@@ -175,7 +192,7 @@ func numberedSubdirs(dir string) ([]string, error) {
 	for _, e := range entries {
 		n, err := strconv.Atoi(e.Name())
 		if err == nil && n >= 0 && e.IsDir() {
-			subs = append(subs, numbered{n, filepath.Join(dir, e.Name())})
+			subs = append(subs, numbered{n, e.Name()})
 		}
 	}
 	sort.Slice(subs, func(i, j int) bool { return subs[i].n < subs[j].n })
@@ -186,11 +203,21 @@ func numberedSubdirs(dir string) ([]string, error) {
 	return paths, nil
 }
 
-// loadCaptures reads the captures in dir whose names start with prefix.
-func loadCaptures(dir, prefix string) (map[string]capture, error) {
-	entries, err := os.ReadDir(dir)
+// readError names the file of a failed read as the replay's messages do:
+// an fs.FS knows only its own paths.
+func (r *Replay) readError(err error) error {
+	if pe, ok := errors.AsType[*fs.PathError](err); ok {
+		return fmt.Errorf("replay: %s %s: %w", pe.Op, r.where(pe.Path), pe.Err)
+	}
+	return fmt.Errorf("replay: %w", err)
+}
+
+// loadCaptures reads the captures in dir, a directory of fsys, whose names
+// start with prefix.
+func (r *Replay) loadCaptures(dir, prefix string) (map[string]capture, error) {
+	entries, err := fs.ReadDir(r.fsys, dir)
 	if err != nil {
-		return nil, fmt.Errorf("replay: %w", err)
+		return nil, r.readError(err)
 	}
 	caps := map[string]capture{}
 	for _, e := range entries {
@@ -198,7 +225,7 @@ func loadCaptures(dir, prefix string) (map[string]capture, error) {
 		if e.IsDir() || !strings.HasPrefix(name, prefix) || !strings.HasSuffix(name, ".txt") || strings.HasSuffix(name, ".stderr.txt") {
 			continue
 		}
-		line, c, err := readCapture(dir, name, prefix)
+		line, c, err := r.readCapture(dir, name, prefix)
 		if err != nil {
 			return nil, err
 		}
@@ -211,50 +238,50 @@ func loadCaptures(dir, prefix string) (map[string]capture, error) {
 }
 
 // readCapture reads one capture and its NAME.exit and NAME.stderr.txt.
-func readCapture(dir, name, prefix string) (string, capture, error) {
-	path := filepath.Join(dir, name)
-	data, err := os.ReadFile(path)
+func (r *Replay) readCapture(dir, name, prefix string) (string, capture, error) {
+	file := path.Join(dir, name)
+	data, err := fs.ReadFile(r.fsys, file)
 	if err != nil {
-		return "", capture{}, fmt.Errorf("replay: %w", err)
+		return "", capture{}, r.readError(err)
 	}
 	h, body, err := splitHeader(data)
 	if err != nil {
-		return "", capture{}, fmt.Errorf("replay: %s: %w", path, err)
+		return "", capture{}, fmt.Errorf("replay: %s: %w", r.where(file), err)
 	}
 	stem := strings.TrimSuffix(name, ".txt")
-	c := capture{file: path, stdout: body}
+	c := capture{file: r.where(file), stdout: body}
 
 	line := h.command
 	if line == "" {
 		if line, err = commandFromFileName(strings.TrimPrefix(stem, prefix)); err != nil {
-			return "", capture{}, fmt.Errorf("replay: %s: %w", path, err)
+			return "", capture{}, fmt.Errorf("replay: %s: %w", r.where(file), err)
 		}
 	}
 	if h.exit != nil {
 		c.exit = *h.exit
-	} else if c.exit, err = readExitFile(filepath.Join(dir, stem+".exit")); err != nil {
+	} else if c.exit, err = r.readExitFile(path.Join(dir, stem+".exit")); err != nil {
 		return "", capture{}, err
 	}
 	if h.stderr != nil {
 		c.stderr = strings.Join(h.stderr, "\n")
-	} else if errData, err := os.ReadFile(filepath.Join(dir, stem+".stderr.txt")); err == nil {
+	} else if errData, err := fs.ReadFile(r.fsys, path.Join(dir, stem+".stderr.txt")); err == nil {
 		_, errBody, _ := splitHeader(errData)
 		c.stderr = string(errBody)
 	}
 	return line, c, nil
 }
 
-func readExitFile(path string) (int, error) {
-	data, err := os.ReadFile(path)
-	if os.IsNotExist(err) {
+func (r *Replay) readExitFile(file string) (int, error) {
+	data, err := fs.ReadFile(r.fsys, file)
+	if errors.Is(err, fs.ErrNotExist) {
 		return 0, nil
 	}
 	if err != nil {
-		return 0, fmt.Errorf("replay: %w", err)
+		return 0, r.readError(err)
 	}
 	code, err := strconv.Atoi(strings.TrimSpace(string(data)))
 	if err != nil {
-		return 0, fmt.Errorf("replay: %s: exit status %q is not a number", path, strings.TrimSpace(string(data)))
+		return 0, fmt.Errorf("replay: %s: exit status %q is not a number", r.where(file), strings.TrimSpace(string(data)))
 	}
 	return code, nil
 }
@@ -403,7 +430,7 @@ func (r *Replay) lookup(step int, line string) (capture, error) {
 			return c, nil
 		}
 	}
-	return capture{}, &Error{Command: line, ExitCode: -1, Err: fmt.Errorf("%w in replay directory %s", ErrNoCapture, st.dir)}
+	return capture{}, &Error{Command: line, ExitCode: -1, Err: fmt.Errorf("%w in replay directory %s", ErrNoCapture, r.where(st.dir))}
 }
 
 // lookupStream finds the capture a stream of line replays, and the line it

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"testing/fstest"
 	"time"
 
 	"github.com/zpool-exporter/zpool_exporter/internal/sample"
@@ -226,6 +227,44 @@ func TestReplaySteps(t *testing.T) {
 	}
 	if r.Advance() || r.Step() != 2 {
 		t.Error("Advance past the last step moved")
+	}
+}
+
+// Captures embedded in the binary replay as a directory does, and messages
+// name their files after the directory given.
+func TestReplayFromFS(t *testing.T) {
+	fsys := fstest.MapFS{
+		"000/zpool_status.txt":    {Data: []byte("healthy\n")},
+		"001/zpool_status.txt":    {Data: []byte("degraded\n")},
+		"001/zpool_status_-p.txt": {Data: []byte("# command: zpool status -p\n# exit: 2\n# stderr: invalid option 'p'\n# ---\n")},
+	}
+	r, err := NewReplayFS(fsys, "embedded/replay", ReplayOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.NumSteps() != 2 {
+		t.Fatalf("%d steps, want 2", r.NumSteps())
+	}
+	if got := mustRun(t, r, "zpool", "status"); got != "healthy\n" {
+		t.Errorf("step 0: %q", got)
+	}
+	_, err = r.Run(context.Background(), "zpool", "status", "-p")
+	if want := "no capture in replay directory " + filepath.Join("embedded/replay", "000"); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("step 0, zpool status -p: %v, want %q", err, want)
+	}
+	r.Advance()
+	if got := mustRun(t, r, "zpool", "status"); got != "degraded\n" {
+		t.Errorf("step 1: %q", got)
+	}
+	var failed *Error
+	if _, err := r.Run(context.Background(), "zpool", "status", "-p"); !errors.As(err, &failed) || failed.ExitCode != 2 || failed.Stderr != "invalid option 'p'" {
+		t.Errorf("step 1, zpool status -p: %v, want exit status 2 with its stderr", err)
+	}
+
+	fsys["002/zpool_list.exit"] = &fstest.MapFile{Data: []byte("x")}
+	fsys["002/zpool_list.txt"] = &fstest.MapFile{}
+	if _, err := NewReplayFS(fsys, "embedded/replay", ReplayOptions{}); err == nil || !strings.Contains(err.Error(), filepath.Join("embedded/replay", "002", "zpool_list.exit")) {
+		t.Errorf("a bad exit file: %v, want an error naming it under embedded/replay", err)
 	}
 }
 

@@ -3,6 +3,7 @@ package zfs
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -112,7 +113,9 @@ func (c *Client) detect(ctx context.Context) (Capabilities, error) {
 	caps.StatusFormat, caps.StatusArgs = StatusText, []string{"status"}
 	for _, p := range probes {
 		out, err := c.zpool(ctx, p.args...)
-		if runner.Inconclusive(ctx, err) {
+		// A zpool that is not installed says nothing of what it can do:
+		// detection waits for one, rather than settle for the text.
+		if runner.Inconclusive(ctx, err) || errors.Is(err, runner.ErrNotFound) {
 			return caps, fmt.Errorf("detecting zpool capabilities: %w", err)
 		}
 		if err == nil && p.parse != nil {

@@ -238,16 +238,12 @@ func TestLiveZFSFusePool(t *testing.T) {
 	screenshot(t, ctx, "status-page-zfs-fuse.png")
 }
 
-// The compose demo's replay, recorded from real zfs-fuse pools: stepping
-// through it, the page shows the pool degraded and then its resilver
-// running, with a progress bar, its rate and the time left.
+// The demo (--demo), recorded from a real zfs-fuse pool: stepping through
+// it, the page shows the pool degraded and then its resilver running, with
+// a progress bar, its rate and the time left.
 func TestDemoReplay(t *testing.T) {
 	ctx := browser(t)
-	const dir = "../../deploy/demo/replay"
-	if _, err := os.Stat(dir); err != nil {
-		t.Fatalf("the demo replay is missing: %v", err)
-	}
-	e := e2e.Start(t, exporterBin, nil, "--zpool.replay-dir="+dir, "--zpool.replay-step=5s", "--zpool.iostat-interval=1s")
+	e := e2e.Start(t, exporterBin, nil, "--demo", "--zpool.replay-step=5s")
 	if err := chromedp.Do(ctx, chromedp.Navigate(e.URL+"/"), chromedp.WaitVisible(chromedp.CSS(`section.pool`))); err != nil {
 		t.Fatal(err)
 	}

@@ -311,27 +311,17 @@ func TestComposeImages(t *testing.T) {
 	}
 }
 
-// The demo runs the exporter over deploy/demo/replay, needing nothing from
-// the host; the test runs the built exporter with the service's flags.
+// The demo runs the exporter's --demo, which serves the replay built into
+// the binary and needs nothing from the host, not even a file; the test
+// runs the built exporter with the service's flags.
 func TestComposeDemo(t *testing.T) {
 	p := loadCompose(t, []string{"demo"})
 	s := service(t, p, "zpool_exporter_demo")
-	dir, ok := flagValue(s.Command, "zpool.replay-dir")
-	if !ok {
-		t.Fatal("zpool_exporter_demo: no --zpool.replay-dir")
+	if !slices.Contains(s.Command, "--demo") {
+		t.Errorf("zpool_exporter_demo: command %q, want --demo", s.Command)
 	}
-	src, ok := hostPath(s, dir)
-	if !ok {
-		t.Fatalf("zpool_exporter_demo: %s is not mounted", dir)
-	}
-	if src != repo("deploy", "demo", "replay") {
-		t.Errorf("the demo replays %s, want deploy/demo/replay", src)
-	}
-	if step, ok := flagValue(s.Command, "zpool.replay-step"); !ok || step == "0s" {
-		t.Errorf("the demo does not move through its steps (--zpool.replay-step=%q)", step)
-	}
-	if _, err := os.Stat(filepath.Join(src, "000")); err != nil {
-		t.Fatalf("the demo's replay has no first step: %v", err)
+	if len(s.Volumes) != 0 {
+		t.Errorf("zpool_exporter_demo mounts %+v; the demo is in the binary", s.Volumes)
 	}
 	if len(s.Devices) != 0 || len(s.CapAdd) != 0 || s.Pid != "" || !slices.Equal(s.CapDrop, []string{"ALL"}) || !s.ReadOnly {
 		t.Errorf("the demo asks for privileges: devices %v, cap_add %v, cap_drop %v, pid %q, read_only %v", s.Devices, s.CapAdd, s.CapDrop, s.Pid, s.ReadOnly)
@@ -340,14 +330,9 @@ func TestComposeDemo(t *testing.T) {
 		t.Errorf("the demo is not built from the Dockerfile's demo stage: %+v", s.Build)
 	}
 
-	// Run it, the replay directory being where the container mounts it.
 	var args []string
 	for _, a := range s.Command {
-		switch {
-		case strings.HasPrefix(a, "--web.listen-address="):
-		case strings.HasPrefix(a, "--zpool.replay-dir="):
-			args = append(args, "--zpool.replay-dir="+src)
-		default:
+		if !strings.HasPrefix(a, "--web.listen-address=") {
 			args = append(args, a)
 		}
 	}
