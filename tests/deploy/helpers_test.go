@@ -2,7 +2,6 @@ package deploy
 
 import (
 	"context"
-	"fmt"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -17,36 +16,19 @@ import (
 	"go.yaml.in/yaml/v2"
 
 	"github.com/zpool-exporter/zpool_exporter/internal/e2e"
+	"github.com/zpool-exporter/zpool_exporter/tests/internal/repotest"
 )
 
 // root is the top of the repository.
-var root = func() string {
-	abs, err := filepath.Abs(filepath.Join("..", ".."))
-	if err != nil {
-		panic(err)
-	}
-	return abs
-}()
+var root = repotest.Root
 
 // repo returns the path of a file of the repository.
-func repo(parts ...string) string {
-	return filepath.Join(append([]string{root}, parts...)...)
-}
+func repo(parts ...string) string { return repotest.Path(parts...) }
 
 // tmpRoot holds what the tests build once for all of them.
 var tmpRoot string
 
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "zpool-exporter-deploy-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	tmpRoot = dir
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { repotest.Main(m, "zpool-exporter-deploy-", &tmpRoot) }
 
 var (
 	buildOnce sync.Once

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/zpool-exporter/zpool_exporter/internal/e2e"
+	"github.com/zpool-exporter/zpool_exporter/tests/internal/repotest"
 )
 
 // What the packages are built from: a version as git describe prints it
@@ -39,32 +40,13 @@ var (
 	}
 )
 
-// root is the top of the repository.
-var root = func() string {
-	abs, err := filepath.Abs(filepath.Join("..", ".."))
-	if err != nil {
-		panic(err)
-	}
-	return abs
-}()
+// repo returns the path of a file of the repository.
+func repo(parts ...string) string { return repotest.Path(parts...) }
 
-func repo(parts ...string) string {
-	return filepath.Join(append([]string{root}, parts...)...)
-}
-
+// tmpRoot holds what the tests build once for all of them.
 var tmpRoot string
 
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "zpool-exporter-packages-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	tmpRoot = dir
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { repotest.Main(m, "zpool-exporter-packages-", &tmpRoot) }
 
 var (
 	distOnce sync.Once
