@@ -39,12 +39,14 @@ func TestOpenZFSWalk(t *testing.T) {
 	if v := os.Getenv("ZPE_OPENZFS"); v != "" {
 		versions = strings.Split(v, ",")
 	}
+	// One .deb for every release's guest.
+	deb := buildDeb(t, t.TempDir())
 	for _, version := range versions {
-		t.Run("openzfs-"+version, func(t *testing.T) { walk(t, version) })
+		t.Run("openzfs-"+version, func(t *testing.T) { walk(t, version, deb) })
 	}
 }
 
-func walk(t *testing.T, version string) {
+func walk(t *testing.T, version, deb string) {
 	began := time.Now()
 	image := buildImage(t, version)
 	built := time.Since(began)
@@ -53,11 +55,14 @@ func walk(t *testing.T, version string) {
 	goBuild(t, "build", "-o", filepath.Join(job, "zpool_exporter"), "../../cmd/zpool_exporter")
 	goBuild(t, "build", "-o", filepath.Join(job, "zpool_bench"), "../../cmd/zpool_bench")
 	goBuild(t, "test", "-c", "-tags", "openzfsguest", "-o", filepath.Join(job, "walk.test"), "./walk")
-	unit, err := os.ReadFile("../../deploy/systemd/zpool_exporter.service")
+	if err := os.MkdirAll(filepath.Join(job, "dist"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(deb)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(job, "zpool_exporter.service"), unit, 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(job, "dist", filepath.Base(deb)), data, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	// The guest is thrown away: power it off at once rather than wait
@@ -73,7 +78,7 @@ func walk(t *testing.T, version string) {
 cd /job
 # Binaries run from the guest's own disk: paging them in over 9p is slow.
 cp /job/zpool_exporter /job/zpool_bench /job/walk.test /usr/local/bin/
-/usr/local/bin/walk.test -test.v -test.timeout 45m ` + run + `-exporter /usr/local/bin/zpool_exporter -bench /usr/local/bin/zpool_bench -unit /job/zpool_exporter.service -capture /job/captures -expositions /job/expositions
+/usr/local/bin/walk.test -test.v -test.timeout 45m ` + run + `-exporter /usr/local/bin/zpool_exporter -bench /usr/local/bin/zpool_bench -deb /job/dist/` + filepath.Base(deb) + ` -capture /job/captures -expositions /job/expositions
 rc=$?
 echo "$rc" >/job/exit
 sync
@@ -156,6 +161,23 @@ func buildImage(t *testing.T, version string) string {
 		t.Fatalf("the image build printed %q, which holds no root.img: %v", dir, err)
 	}
 	return dir
+}
+
+// buildDeb builds the .deb of make dist for linux/amd64 into dist, for
+// the walk to install as a user would, and returns its path.
+func buildDeb(t *testing.T, dist string) string {
+	t.Helper()
+	cmd := exec.Command("./scripts/dist.sh")
+	cmd.Dir = "../.."
+	cmd.Env = append(os.Environ(), "PLATFORMS=linux/amd64", "PACKAGES=deb", "DIST_DIR="+dist)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("scripts/dist.sh: %v\n%s", err, tail(string(out), 40))
+	}
+	debs, _ := filepath.Glob(filepath.Join(dist, "*_amd64.deb"))
+	if len(debs) != 1 {
+		t.Fatalf("scripts/dist.sh made %d .deb for amd64 in %s, want 1", len(debs), dist)
+	}
+	return debs[0]
 }
 
 func goBuild(t *testing.T, args ...string) {

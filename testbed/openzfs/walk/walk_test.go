@@ -34,7 +34,7 @@ var (
 	exporterBin = flag.String("exporter", "/job/zpool_exporter", "the zpool_exporter binary")
 	captureDir  = flag.String("capture", "", "write the outputs of zpool at each scenario here, as fixtures")
 	expositions = flag.String("expositions", "", "write the exposition of each scenario here, for promtool on the host")
-	unitFile    = flag.String("unit", "", "deploy/systemd/zpool_exporter.service, to install and run as the system's service (its ExecStart is /usr/local/bin/zpool_exporter)")
+	debFile     = flag.String("deb", "", "the .deb of make dist, to install, run as the system's service and purge")
 	benchBin    = flag.String("bench", "/job/zpool_bench", "the zpool_bench binary")
 )
 
@@ -387,35 +387,48 @@ func TestWalk(t *testing.T) {
 		}
 	})
 
-	// The hardened unit of deploy/systemd, run by the guest's systemd:
-	// every collector must work with no capabilities, a closed device
-	// policy and the file system read-only.
-	t.Run("hardened systemd unit", func(t *testing.T) {
-		if *unitFile == "" {
-			t.Fatal("no -unit given")
+	// The .deb of make dist, installed as a user would: it enables and
+	// starts nothing; the user enables the service, whose hardened unit
+	// (deploy/systemd's) the guest's systemd runs, and every collector
+	// must work with no capabilities, a closed device policy and the file
+	// system read-only. Purged, it leaves nothing behind.
+	t.Run("package and its hardened unit", func(t *testing.T) {
+		if *debFile == "" {
+			t.Fatal("no -deb given")
 		}
-		unit, err := os.ReadFile(*unitFile)
-		if err != nil {
-			t.Fatal(err)
-		}
-		addr := e2e.FreeAddress(t)
-		for path, data := range map[string][]byte{
-			"/etc/systemd/system/zpool_exporter.service": unit,
-			"/etc/default/zpool_exporter":                []byte("ZPOOL_EXPORTER_ARGS=\"--web.listen-address=" + addr + " --zpool.iostat-interval=1s\"\n"),
-		} {
-			if err := os.WriteFile(path, data, 0o644); err != nil {
-				t.Fatal(err)
+		const unit = "zpool_exporter.service"
+		run(t, "dpkg", "-i", *debFile)
+		for _, q := range [][2]string{{"is-enabled", "disabled"}, {"is-active", "inactive"}} {
+			c := start(t, "systemctl", q[0], unit)
+			_ = c.wait() // exits non-zero for both answers
+			if got := strings.TrimSpace(c.out.String()); got != q[1] {
+				t.Errorf("installed: systemctl %s %s says %q, want %q", q[0], unit, got, q[1])
 			}
 		}
-		run(t, "systemctl", "daemon-reload")
-		run(t, "systemctl", "start", "zpool_exporter.service")
+		addr := e2e.FreeAddress(t)
+		args := "ZPOOL_EXPORTER_ARGS=\"--web.listen-address=" + addr + " --zpool.iostat-interval=1s\"\n"
+		if err := os.WriteFile("/etc/default/zpool_exporter", []byte(args), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		run(t, "systemctl", "enable", "--now", unit)
 		t.Cleanup(func() {
 			if t.Failed() {
-				c := start(t, "journalctl", "--no-pager", "-u", "zpool_exporter.service")
+				c := start(t, "journalctl", "--no-pager", "-u", unit)
 				_ = c.wait()
 				t.Logf("the unit's journal:\n%s", c.out.String())
 			}
-			run(t, "systemctl", "stop", "zpool_exporter.service")
+			run(t, "dpkg", "--purge", "zpool-exporter")
+			c := start(t, "systemctl", "is-active", unit)
+			_ = c.wait()
+			if got := strings.TrimSpace(c.out.String()); got == "active" {
+				t.Errorf("purged: the service still runs")
+			}
+			for _, path := range []string{"/usr/bin/zpool_exporter", "/etc/default/zpool_exporter", "/lib/systemd/system/" + unit,
+				"/etc/systemd/system/multi-user.target.wants/" + unit} {
+				if _, err := os.Lstat(path); err == nil {
+					t.Errorf("purged: %s is still there", path)
+				}
+			}
 		})
 		svc := e2e.Attach(t, "http://"+addr, 60*time.Second)
 		collectors := []string{"status", "properties", "vdev_io", "kstat", "disk", "cpu"}
