@@ -191,7 +191,7 @@ func TestVdevAshiftUnreadableValue(t *testing.T) {
 		{Name: "sdb", Property: "ashift", Value: "12", Source: "-"},
 	}
 	ch := make(chan prometheus.Metric, 10)
-	err := collectVdevAshift(pool, props, ch)
+	err := collectVdevIOProperties(pool, props, ch)
 	close(ch)
 	if err == nil || !strings.Contains(err.Error(), "sda") || !strings.Contains(err.Error(), "ashift") {
 		t.Errorf("error = %v, want one naming sda and ashift", err)
@@ -201,12 +201,12 @@ func TestVdevAshiftUnreadableValue(t *testing.T) {
 	}
 }
 
-// capacitySeries runs collectVdevAshift and lists what it sent as
-// "metric vdev value", in the order sent.
+// capacitySeries runs collectVdevIOProperties and lists the ashift it
+// sent as "metric vdev value", in the order sent.
 func capacitySeries(t *testing.T, p *zpool.Pool, props []zpool.Property) []string {
 	t.Helper()
 	ch := make(chan prometheus.Metric, 100)
-	if err := collectVdevAshift(p, props, ch); err != nil {
+	if err := collectVdevIOProperties(p, props, ch); err != nil {
 		t.Fatal(err)
 	}
 	close(ch)
@@ -221,6 +221,9 @@ func capacitySeries(t *testing.T, p *zpool.Pool, props []zpool.Property) []strin
 			labels[l.GetName()] = l.GetValue()
 		}
 		name := infoOf(m.Desc()).name
+		if name != "zfs_vdev_ashift" {
+			continue
+		}
 		out = append(out, name+" "+labels["vdev"]+" "+strconv.FormatFloat(pb.GetGauge().GetValue(), 'f', -1, 64))
 	}
 	return out

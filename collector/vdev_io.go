@@ -132,7 +132,7 @@ func (c *vdevIOCollector) collectPool(p *zpool.Pool, read poolVdevProperties, ch
 		return read.err
 	}
 	if read.ok {
-		return errors.Join(collectVdevIOProperties(p, read.props, ch), collectVdevAshift(p, read.props, ch))
+		return collectVdevIOProperties(p, read.props, ch)
 	}
 	if c.sampler == nil {
 		return nil
@@ -165,16 +165,29 @@ func sendVdevIO(ch chan<- prometheus.Metric, pool, vdev string, readBytes, write
 	counter(ch, vdevWriteOpsDesc, writeOps, pool, vdev)
 }
 
-// collectVdevIOProperties sends the counters and the slow-disk gauges of
-// every vdev of the status tree that has them. Vdev properties name the
+// collectVdevIOProperties sends the counters, the slow-disk gauges and
+// the ashift of every vdev of the status tree that has them, in one pass
+// over the properties. Vdev properties name the
 // pool's own row "root-0".
 func collectVdevIOProperties(p *zpool.Pool, props []zpool.Property, ch chan<- prometheus.Metric) error {
-	values, flags := map[string]map[string]float64{}, map[string]map[string]float64{}
+	values, flags, ashift := map[string]map[string]float64{}, map[string]map[string]float64{}, map[string]map[string]float64{}
 	var bad error
 	for _, prop := range props {
 		into := values
 		var v float64
 		switch {
+		case prop.Property == "ashift":
+			x, ok, err := zpool.ParseSize(prop.Value)
+			if err != nil {
+				if bad == nil {
+					bad = fmt.Errorf("pool %s: vdev %s: property %s: %w", p.Name, prop.Name, prop.Property, err)
+				}
+				continue
+			}
+			if !ok || x == 0 {
+				continue // "-", or the root's 0, which is no sector size
+			}
+			into, v = ashift, x
 		case slices.Contains(vdevSlowProperties, prop.Property):
 			on, ok := onOff(prop.Value)
 			if !ok {
@@ -202,7 +215,7 @@ func collectVdevIOProperties(p *zpool.Pool, props []zpool.Property, ch chan<- pr
 		}
 		into[name][prop.Property] = v
 	}
-	values, flags = byUniqueName(p.Root, values), byUniqueName(p.Root, flags)
+	values, flags, ashift = byUniqueName(p.Root, values), byUniqueName(p.Root, flags), byUniqueName(p.Root, ashift)
 	fillFromChildren(p.Root, values, true)
 	// An active hot spare has one row in the vdev properties but two
 	// places in the tree: it is sent once.
@@ -212,6 +225,9 @@ func collectVdevIOProperties(p *zpool.Pool, props []zpool.Property, ch chan<- pr
 		}
 		for prop, on := range flags[v.Name] {
 			gauge(ch, vdevSlowDescs[prop], on, p.Name, v.Name)
+		}
+		if m, ok := ashift[v.Name]; ok {
+			gauge(ch, vdevAshiftDesc, m["ashift"], p.Name, v.Name)
 		}
 	})
 	return bad
