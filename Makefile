@@ -2,7 +2,7 @@ GO        ?= go
 STATICCHECK_VERSION ?= v0.8.2
 BINARIES  := zpool_exporter zpool_bench
 
-.PHONY: build dist packages cross test test-short test-all testbed mixin pictures check fmt vet staticcheck bench bench-profile fuzz
+.PHONY: build dist packages cross test test-short test-all testbed compose-test mixin pictures check fmt vet staticcheck bench bench-profile fuzz
 
 # Every OS the exporter runs on; a build-tag mistake fails here.
 PLATFORMS ?= linux/amd64 linux/arm64 freebsd/amd64 illumos/amd64 solaris/amd64
@@ -55,6 +55,13 @@ test-all:
 ZPE_OPENZFS ?= 2.4,2.3
 testbed:
 	ZPE_OPENZFS=$(ZPE_OPENZFS) $(GO) test -tags testbed -count=1 -timeout 120m -v -run TestOpenZFSWalk ./testbed/openzfs/
+
+# docker-compose.yml's demo profile brought up on a Docker engine of the
+# test's own (root, Debian's docker.io and debootstrap; no registry), the
+# demo's alert followed to Alertmanager, and the stack taken down; part of
+# test-all too.
+compose-test:
+	cd tests && $(GO) test -count=1 -v -timeout 20m -run TestComposeDemoStack ./compose/
 
 # Rewrites the dashboards and rules in dashboards/out from their Go code.
 mixin:

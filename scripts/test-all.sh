@@ -64,9 +64,12 @@ make check cross
 go test -count=1 -timeout 30m ./...
 # The dashboards and rules, a module of their own (promtool checks them).
 (cd dashboards && go test -count=1 -timeout 10m ./...)
-# The status page in headless Chromium and the deployment files checked by
-# their tools: a module of their own, for chromedp and compose-go.
-(cd tests && go test -count=1 -timeout 10m ./...)
+# The status page in headless Chromium, the deployment files checked by
+# their tools, the Helm chart rendered by Helm's library, and the compose
+# demo stack run on a Docker engine of the tests' own (its first run makes
+# the base images: a few minutes more): a module of their own, for
+# chromedp, compose-go and Helm.
+(cd tests && go test -count=1 -timeout 20m ./...)
 # make dist's packager: a module of its own, for nfpm (its packages are
 # checked by tests/packages above).
 (cd packaging && go test -count=1 ./...)
