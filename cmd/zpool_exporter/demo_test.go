@@ -283,10 +283,10 @@ func TestDemoFlag(t *testing.T) {
 	}
 }
 
-// --demo names no replay of its own and runs no zpool: given either, it
-// refuses to start, saying which flag is in the way.
+// --demo names no replay of its own and reads nothing of the host: given
+// another source, it refuses to start, saying which flag is in the way.
 func TestDemoRefusesAnotherSource(t *testing.T) {
-	for _, flag := range []string{"--zpool.replay-dir=" + demoDir, "--zpool.command=/usr/sbin/zpool"} {
+	for _, flag := range []string{"--zpool.replay-dir=" + demoDir, "--zpool.command=/usr/sbin/zpool", "--zfs.command=/usr/sbin/zfs", "--kstat.path=/proc/spl/kstat/zfs"} {
 		_, errOut, code := runBinary(t, "--once", "--demo", flag)
 		name, _, _ := strings.Cut(flag, "=")
 		if code != 2 || !strings.Contains(errOut, name) || !strings.Contains(errOut, "--demo") {

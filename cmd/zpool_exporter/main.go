@@ -53,6 +53,8 @@ type options struct {
 	metricsPath            string
 	zpool                  string
 	zpoolSet               bool // --zpool.command was given
+	zfsSet                 bool // --zfs.command was given
+	kstatPathSet           bool // --kstat.path was given
 	demo                   bool
 	replayDir              string
 	replayStep             time.Duration
@@ -115,11 +117,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 	app.Flag("zpool.replay-step", "With --zpool.replay-dir holding numbered steps (000/, 001/, ...), or --demo, move to the next step this often, looping at the end; 0 stays at the first step.").
 		Default("0s").IsSetByUser(&o.replayStepSet).DurationVar(&o.replayStep)
 	app.Flag("kstat.path", "Directory of the kernel's ZFS kstats (Linux). With --zpool.replay-dir, its kstat/ subdirectory is used instead.").
-		Default("/proc/spl/kstat/zfs").StringVar(&o.kstatPath)
+		Default("/proc/spl/kstat/zfs").IsSetByUser(&o.kstatPathSet).StringVar(&o.kstatPath)
 	app.Flag("collector.disk.all", "Export every physical disk, not only those that back a pool (their pool and vdev labels are empty).").
 		BoolVar(&o.diskAll)
 	app.Flag("zfs.command", "The zfs command the dataset collector runs: a name looked up in PATH, or a path.").
-		Default("zfs").StringVar(&o.zfs)
+		Default("zfs").IsSetByUser(&o.zfsSet).StringVar(&o.zfs)
 	app.Flag("collector.dataset.include", "Export only the datasets whose name matches this regular expression (unanchored).").
 		PlaceHolder("REGEX").RegexpVar(&o.datasetInclude)
 	app.Flag("collector.dataset.exclude", "Leave out the datasets whose name matches this regular expression (unanchored).").
@@ -410,6 +412,10 @@ func (o *options) forDemo() error {
 		return fmt.Errorf("--demo serves the replay built into the binary and --zpool.replay-dir=%s another: give one or the other", o.replayDir)
 	case o.zpoolSet:
 		return fmt.Errorf("--demo runs no zpool: give --demo or --zpool.command=%s, not both", o.zpool)
+	case o.zfsSet:
+		return fmt.Errorf("--demo runs no zfs: give --demo or --zfs.command=%s, not both", o.zfs)
+	case o.kstatPathSet:
+		return fmt.Errorf("--demo reads no kstats of this host: give --demo or --kstat.path=%s, not both", o.kstatPath)
 	}
 	if !o.replayStepSet {
 		o.replayStep = demo.StepEvery
