@@ -112,6 +112,16 @@ func formatDuration(seconds *float64) string {
 	}
 }
 
+// formatTimeLeft is formatDuration for the time a running operation has
+// left. zpool's text prints it to the minute, so a running one near its
+// end reads "0h0m to go": that is under a minute, not nothing.
+func formatTimeLeft(seconds *float64) string {
+	if seconds != nil && *seconds < 1 {
+		return "under a minute"
+	}
+	return formatDuration(seconds)
+}
+
 func formatClock(t time.Time) string {
 	if t.IsZero() {
 		return "–"

@@ -129,7 +129,7 @@ func (s ScanView) facts() []Fact {
 		f = append(f, Fact{"at", formatRate(s.IssueRate)})
 	}
 	if s.State == zpool.ScanScanning && !s.Waiting {
-		f = append(f, Fact{"time left", formatDuration(s.Remaining)})
+		f = append(f, Fact{"time left", formatTimeLeft(s.Remaining)})
 	}
 	if s.Processed != nil {
 		label := "resilvered"

@@ -68,3 +68,20 @@ func TestRatesForgetCountersThatWentAway(t *testing.T) {
 		t.Error("a counter never seen has a rate")
 	}
 }
+
+func TestFormatTimeLeft(t *testing.T) {
+	for _, c := range []struct {
+		seconds *float64
+		want    string
+	}{
+		{nil, "–"},
+		{new(0.0), "under a minute"},
+		{new(0.4), "under a minute"},
+		{new(40.0), "40s"},
+		{new(float64(3*3600 + 65)), "3h 01m"},
+	} {
+		if got := formatTimeLeft(c.seconds); got != c.want {
+			t.Errorf("formatTimeLeft(%v) = %q, want %q", c.seconds, got, c.want)
+		}
+	}
+}
