@@ -2,7 +2,7 @@ GO        ?= go
 STATICCHECK_VERSION ?= v0.8.2
 BINARIES  := zpool_exporter zpool_bench
 
-.PHONY: build dist packages cross test test-short test-all testbed compose-test mixin pictures check fmt vet staticcheck bench bench-profile fuzz
+.PHONY: build dist packages cross test test-short test-all testbed compose-test manifests mixin pictures check fmt vet staticcheck bench bench-profile fuzz
 
 # Every OS the exporter runs on; a build-tag mistake fails here.
 PLATFORMS ?= linux/amd64 linux/arm64 freebsd/amd64 illumos/amd64 solaris/amd64
@@ -63,7 +63,13 @@ testbed:
 compose-test:
 	cd tests && $(GO) test -count=1 -v -timeout 20m -run TestComposeDemoStack ./compose/
 
-# Rewrites the dashboards and rules in dashboards/out from their Go code.
+# Rewrites deploy/kubernetes/*.yaml, the Helm chart rendered with its
+# default values, through the golden test that otherwise checks them.
+manifests:
+	cd tests && $(GO) test -count=1 -run TestPlainManifests ./kubernetes -update
+
+# Rewrites the dashboards and rules in dashboards/out, and their copies in
+# the Helm chart, from their Go code.
 mixin:
 	cd dashboards && $(GO) run ./cmd/mixin
 

@@ -30,6 +30,8 @@ const (
 	outDir      = "../out/rules"
 	testsDir    = "../tests"
 	runbookPath = "../RUNBOOK.md"
+	// The Helm chart's copy of the rule files, written by cmd/mixin too.
+	chartRulesDir = "../../deploy/helm/zpool-exporter/files/rules"
 )
 
 type testRule struct {
@@ -105,24 +107,38 @@ func selectors(expr parser.Expr) []*parser.VectorSelector {
 }
 
 func TestCommittedFilesAreGenerated(t *testing.T) {
+	checkGeneratedDir(t, outDir, "out/rules")
+}
+
+// The Helm chart's copy, from which its PrometheusRule takes its groups,
+// is the same generated files: Helm reads only files inside the chart.
+func TestChartFilesAreGenerated(t *testing.T) {
+	checkGeneratedDir(t, chartRulesDir, "deploy/helm/zpool-exporter/files/rules")
+}
+
+// checkGeneratedDir fails for every rule file dir lacks or holds in
+// another version than rules.Files makes, and for every file of dir that
+// rules.Files does not make. shown is dir as the messages name it.
+func checkGeneratedDir(t *testing.T, dir, shown string) {
+	t.Helper()
 	files, err := rules.Files(config.Default())
 	if err != nil {
 		t.Fatal(err)
 	}
 	for name, want := range files {
-		got, err := os.ReadFile(filepath.Join(outDir, name))
+		got, err := os.ReadFile(filepath.Join(dir, name))
 		if err != nil {
-			t.Errorf("out/rules/%s: %v: run `go run ./cmd/mixin` from dashboards/", name, err)
+			t.Errorf("%s/%s: %v: run `go run ./cmd/mixin` from dashboards/", shown, name, err)
 			continue
 		}
 		if !bytes.Equal(got, want) {
-			t.Errorf("out/rules/%s differs from what rules.Files makes: run `go run ./cmd/mixin` from dashboards/", name)
+			t.Errorf("%s/%s differs from what rules.Files makes: run `go run ./cmd/mixin` from dashboards/", shown, name)
 		}
 	}
-	committed, _ := filepath.Glob(filepath.Join(outDir, "*"))
+	committed, _ := filepath.Glob(filepath.Join(dir, "*"))
 	for _, path := range committed {
 		if files[filepath.Base(path)] == nil {
-			t.Errorf("out/rules/%s is not made by rules.Files: remove it", filepath.Base(path))
+			t.Errorf("%s/%s is not made by rules.Files: remove it", shown, filepath.Base(path))
 		}
 	}
 }

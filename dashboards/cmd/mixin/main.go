@@ -1,5 +1,6 @@
 // Command mixin writes the generated dashboards and rules into
-// dashboards/out: `go run ./cmd/mixin` from dashboards/.
+// dashboards/out, and the same files into the Helm chart's files/
+// directory: `go run ./cmd/mixin` from dashboards/.
 package main
 
 import (
@@ -15,10 +16,19 @@ import (
 
 func main() {
 	out := flag.String("out", "out", "directory to write dashboards/ and rules/ into")
+	// The chart ships its own copy because Helm reads only files inside
+	// the chart's directory (.Files.Get), so it cannot point at out/.
+	chart := flag.String("chart", "../deploy/helm/zpool-exporter/files", "the Helm chart's files/ directory to write the same dashboards/ and rules/ into; empty to skip")
 	flag.Parse()
-	if err := write(*out, config.Default()); err != nil {
-		fmt.Fprintln(os.Stderr, "mixin:", err)
-		os.Exit(1)
+	dirs := []string{*out}
+	if *chart != "" {
+		dirs = append(dirs, *chart)
+	}
+	for _, dir := range dirs {
+		if err := write(dir, config.Default()); err != nil {
+			fmt.Fprintln(os.Stderr, "mixin:", err)
+			os.Exit(1)
+		}
 	}
 }
 
