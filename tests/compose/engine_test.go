@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/zpool-exporter/zpool_exporter/internal/e2e"
+	"github.com/zpool-exporter/zpool_exporter/tests/internal/repotest"
 )
 
 // cacheDir keeps the engine's images and build cache between runs: the
@@ -36,7 +37,7 @@ func startEngine(t *testing.T) *engine {
 	if os.Geteuid() != 0 {
 		e2e.SkipOrFail(t, "a Docker engine of the test's own needs root")
 	}
-	dockerd := tool(t, "dockerd", "docker.io")
+	dockerd := repotest.Tool(t, "dockerd", "docker.io")
 	client := buildkitClient(t)
 	if err := os.MkdirAll(cacheDir, 0o700); err != nil {
 		t.Fatal(err)
@@ -169,7 +170,7 @@ func buildkitClient(t *testing.T) string {
 		}
 		tried = append(tried, fmt.Sprintf("%s (version %q, no buildx)", p, version))
 	}
-	tool(t, "docker", "docker.io")
+	repotest.Tool(t, "docker", "docker.io")
 	e2e.SkipOrFail(t, "no docker CLI that builds with BuildKit: tried %s; install Debian's docker.io or the buildx plugin", strings.Join(tried, ", "))
 	return ""
 }
@@ -185,15 +186,4 @@ func lockCache(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { f.Close() })
-}
-
-// tool finds a command, or skips the test (fails it in CI) naming the
-// Debian package that has it.
-func tool(t testing.TB, name, pkg string) string {
-	t.Helper()
-	p, err := exec.LookPath(name)
-	if err != nil {
-		e2e.SkipOrFail(t, "%s is not installed (Debian package %s)", name, pkg)
-	}
-	return p
 }

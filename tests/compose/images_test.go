@@ -38,8 +38,8 @@ func debianImage(t *testing.T, e *engine) string {
 	if !e.imageMissing(ref) {
 		return ref
 	}
-	debootstrap := tool(t, "debootstrap", "debootstrap")
-	tar := tool(t, "tar", "tar")
+	debootstrap := repotest.Tool(t, "debootstrap", "debootstrap")
+	tar := repotest.Tool(t, "tar", "tar")
 	root := filepath.Join(t.TempDir(), "root")
 	began := time.Now()
 	if out, err := exec.Command(debootstrap, append(debootstrapArgs, root, debianMirror)...).CombinedOutput(); err != nil {

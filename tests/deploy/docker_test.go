@@ -16,6 +16,7 @@ import (
 	"github.com/moby/patternmatcher/ignorefile"
 
 	"github.com/zpool-exporter/zpool_exporter/internal/e2e"
+	"github.com/zpool-exporter/zpool_exporter/tests/internal/repotest"
 )
 
 var dockerfile = repo("deploy", "docker", "Dockerfile")
@@ -202,7 +203,7 @@ func TestDockerBuildContext(t *testing.T) {
 }
 
 func TestZpoolHostWrapperSyntax(t *testing.T) {
-	bash := tool(t, "bash", "bash")
+	bash := repotest.Tool(t, "bash", "bash")
 	if out, err := run(t, "", bash, "-n", repo("deploy", "docker", "zpool-host")); err != nil {
 		t.Errorf("bash -n: %v\n%s", err, out)
 	}
@@ -219,7 +220,7 @@ func TestZpoolHostWrapper(t *testing.T) {
 	if os.Geteuid() != 0 {
 		e2e.SkipOrFail(t, "chroot needs root")
 	}
-	tool(t, "chroot", "coreutils")
+	repotest.Tool(t, "chroot", "coreutils")
 	hostRoot := t.TempDir()
 	src := t.TempDir()
 	writeFile(t, filepath.Join(src, "go.mod"), "module fakezpool\n\ngo 1.26\n")

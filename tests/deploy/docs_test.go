@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/zpool-exporter/zpool_exporter/tests/internal/repotest"
 )
 
 var installGuide = repo("docs", "install.md")
@@ -79,7 +81,7 @@ func TestInstallGuidePaths(t *testing.T) {
 
 // The guide's shell blocks are valid shell.
 func TestInstallGuideShell(t *testing.T) {
-	bash := tool(t, "bash", "bash")
+	bash := repotest.Tool(t, "bash", "bash")
 	blocks := regexp.MustCompile("(?s)```sh\n(.*?)```").FindAllStringSubmatch(readFile(t, installGuide), -1)
 	if len(blocks) < 5 {
 		t.Fatalf("%d shell blocks", len(blocks))

@@ -7,13 +7,15 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/zpool-exporter/zpool_exporter/tests/internal/repotest"
 )
 
 var rcScript = repo("deploy", "freebsd", "zpool_exporter")
 
 func TestRCScriptSyntax(t *testing.T) {
 	for _, sh := range []string{"dash", "sh"} {
-		p := tool(t, sh, "dash")
+		p := repotest.Tool(t, sh, "dash")
 		if out, err := run(t, "", p, "-n", rcScript); err != nil {
 			t.Errorf("%s -n: %v\n%s", sh, err, out)
 		}
@@ -117,7 +119,7 @@ type rcRun struct {
 // runRCScript runs the script's start with rc.conf holding rcConf.
 func runRCScript(t testing.TB, rcConf string) (rcRun, bool) {
 	t.Helper()
-	sh := tool(t, "dash", "dash")
+	sh := repotest.Tool(t, "dash", "dash")
 	dir := t.TempDir()
 	text := readFile(t, rcScript)
 	if strings.Count(text, "\n. /etc/rc.subr\n") != 1 {

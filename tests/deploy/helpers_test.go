@@ -48,17 +48,6 @@ func exporterBinary(t testing.TB) string {
 	return binary
 }
 
-// tool finds a command, or skips the test (fails it in CI) naming the
-// Debian package that has it.
-func tool(t testing.TB, name, pkg string) string {
-	t.Helper()
-	p, err := exec.LookPath(name)
-	if err != nil {
-		e2e.SkipOrFail(t, "%s is not installed (Debian package %s)", name, pkg)
-	}
-	return p
-}
-
 // run runs a command and returns its combined output.
 func run(t testing.TB, dir, name string, args ...string) (string, error) {
 	t.Helper()

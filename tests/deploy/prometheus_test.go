@@ -12,6 +12,7 @@ import (
 	"github.com/compose-spec/compose-go/v2/types"
 
 	"github.com/zpool-exporter/zpool_exporter/internal/e2e"
+	"github.com/zpool-exporter/zpool_exporter/tests/internal/repotest"
 )
 
 type staticConfig struct {
@@ -125,7 +126,7 @@ func rulesJob(t testing.TB) string {
 // files it checked with the number of rules it found in each.
 func promtoolCheckConfig(t testing.TB, cfg string) map[string]int {
 	t.Helper()
-	promtool := tool(t, "promtool", "prometheus")
+	promtool := repotest.Tool(t, "promtool", "prometheus")
 	out, err := run(t, filepath.Dir(cfg), promtool, "check", "config", cfg)
 	if err != nil {
 		t.Fatalf("promtool check config %s: %v\n%s", cfg, err, out)
@@ -209,7 +210,7 @@ func TestPrometheusFleetTargets(t *testing.T) {
 		}
 	}
 	writeFile(t, matched[0], "- targets: [broken\n")
-	promtool := tool(t, "promtool", "prometheus")
+	promtool := repotest.Tool(t, "promtool", "prometheus")
 	if out, err := run(t, "", promtool, "check", "config", cfg); err == nil {
 		t.Errorf("promtool accepted a broken targets file:\n%s", out)
 	}
@@ -299,7 +300,7 @@ func TestComposePrometheusConfig(t *testing.T) {
 
 func amtoolCheck(t testing.TB, cfg string) {
 	t.Helper()
-	amtool := tool(t, "amtool", "prometheus-alertmanager")
+	amtool := repotest.Tool(t, "amtool", "prometheus-alertmanager")
 	out, err := run(t, "", amtool, "check-config", cfg)
 	if err != nil || !strings.Contains(out, "SUCCESS") {
 		t.Errorf("amtool check-config %s: %v\n%s", cfg, err, out)
@@ -309,7 +310,7 @@ func amtoolCheck(t testing.TB, cfg string) {
 // amtoolRoute returns the receivers an alert with labels goes to.
 func amtoolRoute(t testing.TB, cfg string, labels ...string) string {
 	t.Helper()
-	amtool := tool(t, "amtool", "prometheus-alertmanager")
+	amtool := repotest.Tool(t, "amtool", "prometheus-alertmanager")
 	args := append([]string{"config", "routes", "test", "--config.file=" + cfg}, labels...)
 	ctxOut, err := run(t, "", amtool, args...)
 	if err != nil {

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/zpool-exporter/zpool_exporter/tests/internal/repotest"
 )
 
 var smfManifest = repo("deploy", "illumos", "zpool_exporter.xml")
@@ -62,7 +64,7 @@ func parseManifest(t testing.TB) node {
 }
 
 func TestSMFManifestXMLLint(t *testing.T) {
-	xmllint := tool(t, "xmllint", "libxml2-utils")
+	xmllint := repotest.Tool(t, "xmllint", "libxml2-utils")
 	args := []string{"--noout"}
 	// On illumos and Solaris the DTD is installed: validate against it.
 	const dtd = "/usr/share/lib/xml/dtd/service_bundle.dtd.1"

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/zpool-exporter/zpool_exporter/tests/internal/repotest"
 )
 
 var unitFile = repo("deploy", "systemd", "zpool_exporter.service")
@@ -55,7 +57,7 @@ func verifiableUnit(t testing.TB, text string) string {
 // unit.
 func verify(t testing.TB, unit string) []string {
 	t.Helper()
-	sa := tool(t, "systemd-analyze", "systemd")
+	sa := repotest.Tool(t, "systemd-analyze", "systemd")
 	out, err := run(t, "", sa, "verify", "--man=no", unit)
 	var about []string
 	for line := range strings.Lines(out) {
@@ -91,7 +93,7 @@ func TestSystemdUnitVerifies(t *testing.T) {
 
 // systemd's own rating of the sandbox.
 func TestSystemdUnitExposure(t *testing.T) {
-	sa := tool(t, "systemd-analyze", "systemd")
+	sa := repotest.Tool(t, "systemd-analyze", "systemd")
 	unit := verifiableUnit(t, readFile(t, unitFile))
 	out, err := run(t, "", sa, "security", "--offline=true", unit)
 	if err != nil {

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/zpool-exporter/zpool_exporter/tests/internal/repotest"
 )
 
 // The files of the .deb besides the dashboards and rules, with their modes.
@@ -40,7 +42,7 @@ var (
 // must come from the host's ZFS, matching its kernel module).
 func TestDebControl(t *testing.T) {
 	dir := dist(t)
-	dpkgDeb := tool(t, "dpkg-deb", "dpkg")
+	dpkgDeb := repotest.Tool(t, "dpkg-deb", "dpkg")
 	for arch, name := range debFile {
 		fields := controlFields(run(t, dpkgDeb, "--field", filepath.Join(dir, name)))
 		for k, want := range map[string]string{
@@ -76,7 +78,7 @@ func TestDebControl(t *testing.T) {
 // maintainer scripts are postinst, prerm and postrm.
 func TestDebConffilesAndScripts(t *testing.T) {
 	deb := filepath.Join(dist(t), debFile["amd64"])
-	dpkgDeb := tool(t, "dpkg-deb", "dpkg")
+	dpkgDeb := repotest.Tool(t, "dpkg-deb", "dpkg")
 	if got := run(t, dpkgDeb, "--info", deb, "conffiles"); got != "/etc/default/zpool_exporter\n" {
 		t.Errorf("conffiles: %q, want /etc/default/zpool_exporter alone", got)
 	}
@@ -99,7 +101,7 @@ func TestDebConffilesAndScripts(t *testing.T) {
 // the time of the commit.
 func TestDebContents(t *testing.T) {
 	dir := dist(t)
-	dpkgDeb := tool(t, "dpkg-deb", "dpkg")
+	dpkgDeb := repotest.Tool(t, "dpkg-deb", "dpkg")
 	want := map[string]string{}
 	for p, mode := range debWant {
 		want[p] = mode
@@ -231,7 +233,7 @@ func gunzip(t testing.TB, data []byte) string {
 // packaging/debian/lintian-overrides does not explain.
 func TestDebLintian(t *testing.T) {
 	dir := dist(t)
-	lintian := tool(t, "lintian", "lintian")
+	lintian := repotest.Tool(t, "lintian", "lintian")
 	for _, name := range debFile {
 		out := run(t, lintian, "--display-info", "--display-experimental", "--pedantic", "--fail-on", "none", filepath.Join(dir, name))
 		for line := range strings.Lines(out) {

@@ -62,8 +62,8 @@ func dist(t testing.TB) string {
 	if testing.Short() {
 		t.Skip("builds the binaries for two architectures and packages them (half a minute, minutes with a cold build cache); skipped with -short")
 	}
-	bash := tool(t, "bash", "bash")
-	tool(t, "git", "git")
+	bash := repotest.Tool(t, "bash", "bash")
+	repotest.Tool(t, "git", "git")
 	distOnce.Do(func() {
 		dir := filepath.Join(tmpRoot, "dist")
 		began := time.Now()
@@ -82,17 +82,6 @@ func dist(t testing.TB) string {
 		t.Fatal(distErr)
 	}
 	return distDir
-}
-
-// tool finds a command, or skips the test (fails it in CI) naming the
-// Debian package that has it.
-func tool(t testing.TB, name, pkg string) string {
-	t.Helper()
-	p, err := exec.LookPath(name)
-	if err != nil {
-		e2e.SkipOrFail(t, "%s is not installed (Debian package %s)", name, pkg)
-	}
-	return p
 }
 
 // needRoot skips the test (fails it in CI) unless it runs as root, as
@@ -130,7 +119,7 @@ type debEntry struct {
 // debFiles reads the data archive of a .deb through dpkg-deb.
 func debFiles(t testing.TB, deb string) map[string]debEntry {
 	t.Helper()
-	cmd := exec.Command(tool(t, "dpkg-deb", "dpkg"), "--fsys-tarfile", deb)
+	cmd := exec.Command(repotest.Tool(t, "dpkg-deb", "dpkg"), "--fsys-tarfile", deb)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/zpool-exporter/zpool_exporter/tests/internal/repotest"
 )
 
 // The files of the .rpm besides the dashboards and rules: mode, and rpm's
@@ -32,7 +34,7 @@ var rpmWant = map[string]string{
 // OpenZFS is recommended.
 func TestRPMInfo(t *testing.T) {
 	dir := dist(t)
-	rpm := tool(t, "rpm", "rpm")
+	rpm := repotest.Tool(t, "rpm", "rpm")
 	field := regexp.MustCompile(`(?m)^([A-Z][A-Za-z ]*?)\s*: (.*)$`)
 	for arch, name := range rpmFile {
 		p := filepath.Join(dir, name)
@@ -75,7 +77,7 @@ func TestRPMInfo(t *testing.T) {
 // the copyright, the right flags.
 func TestRPMFiles(t *testing.T) {
 	dir := dist(t)
-	rpm := tool(t, "rpm", "rpm")
+	rpm := repotest.Tool(t, "rpm", "rpm")
 	want := map[string]string{}
 	for p, v := range rpmWant {
 		want[p] = v
@@ -123,7 +125,7 @@ func TestRPMFiles(t *testing.T) {
 func TestRPMInstallsIntoRoot(t *testing.T) {
 	needRoot(t, "installing the .rpm into a throwaway root")
 	rpmPath := filepath.Join(dist(t), rpmFile["amd64"])
-	rpm := tool(t, "rpm", "rpm")
+	rpm := repotest.Tool(t, "rpm", "rpm")
 	r := t.TempDir()
 	run(t, rpm, "--root", r, "--initdb")
 	run(t, rpm, "--root", r, "-i", "--nodeps", "--noscripts", "--nosignature", "--ignorearch", rpmPath)

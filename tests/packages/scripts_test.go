@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/zpool-exporter/zpool_exporter/tests/internal/repotest"
 )
 
 // dpkg installs the .deb into a throwaway root, its scripts running outside
@@ -16,8 +18,8 @@ import (
 func TestDebInstallsIntoRoot(t *testing.T) {
 	needRoot(t, "installing the .deb into a throwaway root")
 	deb := filepath.Join(dist(t), debFile["amd64"])
-	dpkg := tool(t, "dpkg", "dpkg")
-	dpkgQuery := tool(t, "dpkg-query", "dpkg")
+	dpkg := repotest.Tool(t, "dpkg", "dpkg")
+	dpkgQuery := repotest.Tool(t, "dpkg-query", "dpkg")
 	r := t.TempDir()
 	for _, d := range []string{"var/lib/dpkg/info", "var/lib/dpkg/updates", "var/lib/dpkg/triggers"} {
 		if err := os.MkdirAll(filepath.Join(r, d), 0o755); err != nil {
@@ -72,10 +74,10 @@ func TestDebInstallsIntoRoot(t *testing.T) {
 func TestMaintainerScriptsUnderSystemd(t *testing.T) {
 	needRoot(t, "a mount namespace with /run/systemd/system")
 	dir := dist(t)
-	unshare := tool(t, "unshare", "util-linux")
-	sh := tool(t, "sh", "dash")
-	dpkgDeb := tool(t, "dpkg-deb", "dpkg")
-	rpm := tool(t, "rpm", "rpm")
+	unshare := repotest.Tool(t, "unshare", "util-linux")
+	sh := repotest.Tool(t, "sh", "dash")
+	dpkgDeb := repotest.Tool(t, "dpkg-deb", "dpkg")
+	rpm := repotest.Tool(t, "rpm", "rpm")
 
 	scripts := t.TempDir()
 	run(t, dpkgDeb, "--control", filepath.Join(dir, debFile["amd64"]), filepath.Join(scripts, "deb"))

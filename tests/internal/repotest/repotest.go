@@ -6,8 +6,11 @@ package repotest
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/zpool-exporter/zpool_exporter/internal/e2e"
 )
 
 // Root is the top of the repository, two levels above the test package
@@ -37,4 +40,15 @@ func Main(m *testing.M, prefix string, tmp *string) {
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
+}
+
+// Tool finds a command, or skips the test (fails it in CI) naming the
+// Debian package that has it.
+func Tool(t testing.TB, name, pkg string) string {
+	t.Helper()
+	p, err := exec.LookPath(name)
+	if err != nil {
+		e2e.SkipOrFail(t, "%s is not installed (Debian package %s)", name, pkg)
+	}
+	return p
 }
