@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -185,41 +184,15 @@ func terminate(cmd *exec.Cmd, dir string) (int, []childProc, error) {
 
 // daemon starts the exporter with the zpool of dir first on PATH and
 // waits until it answers.
-func daemon(dir string, args ...string) (*exec.Cmd, string, *bytes.Buffer, error) {
-	addr, err := freeAddress()
-	if err != nil {
-		return nil, "", nil, err
-	}
-	cmd := exec.Command(exporterBin, append([]string{"--web.listen-address=" + addr}, args...)...)
+func daemon(dir string, args ...string) (*exec.Cmd, string, *e2e.Log, error) {
+	cmd := exec.Command(exporterBin, append([]string{e2e.ListenAnywhere}, args...)...)
 	cmd.Env = append(os.Environ(), "PATH="+dir+":"+os.Getenv("PATH"))
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
+	log := e2e.NewLog()
+	url, err := e2e.StartListening(cmd, log, 60*time.Second)
+	if err != nil {
 		return nil, "", nil, err
 	}
-	url := "http://" + addr
-	for deadline := time.Now().Add(60 * time.Second); ; {
-		if resp, err := http.Get(url + "/-/healthy"); err == nil {
-			resp.Body.Close()
-			return cmd, url, &stderr, nil
-		}
-		if time.Now().After(deadline) {
-			_ = cmd.Process.Kill()
-			_ = cmd.Wait()
-			return nil, "", nil, fmt.Errorf("exporter did not answer on %s; log:\n%s", url, &stderr)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
-// freeAddress is e2e.FreeAddress for goroutines other than the test's.
-func freeAddress() (string, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", err
-	}
-	defer l.Close()
-	return l.Addr().String(), nil
+	return cmd, url, log, nil
 }
 
 // rounds runs round n times, spread over a few goroutines each with its

@@ -42,7 +42,7 @@ func SkipOrFail(t testing.TB, format string, args ...any) {
 type Exporter struct {
 	URL    string
 	cmd    *exec.Cmd
-	stderr *bytes.Buffer
+	stderr *Log
 }
 
 // FreeAddress returns a 127.0.0.1 address with a port that was free a
@@ -62,29 +62,25 @@ func FreeAddress(t testing.TB) string {
 // environment.
 func Start(t testing.TB, bin string, env []string, args ...string) *Exporter {
 	t.Helper()
-	addr := FreeAddress(t)
-	cmd := exec.Command(bin, append([]string{"--web.listen-address=" + addr}, args...)...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
+	cmd := exec.Command(bin, append([]string{ListenAnywhere}, args...)...)
 	if env != nil {
 		cmd.Env = env
 	}
-	if err := cmd.Start(); err != nil {
+	log := NewLog()
+	// Generous: on a loaded machine, or in an emulated guest, the first
+	// start of a binary takes seconds.
+	url, err := StartListening(cmd, log, 60*time.Second)
+	if err != nil {
 		t.Fatal(err)
 	}
-	e := &Exporter{URL: "http://" + addr, cmd: cmd, stderr: &stderr}
+	e := &Exporter{URL: url, cmd: cmd, stderr: log}
 	t.Cleanup(func() {
 		_ = cmd.Process.Kill()
 		_ = cmd.Wait()
 		if t.Failed() {
-			t.Logf("exporter log:\n%s", stderr.String())
+			t.Logf("exporter log:\n%s", log.String())
 		}
 	})
-	// Generous: on a loaded machine, or in an emulated guest, the first
-	// start of a binary takes seconds.
-	if err := waitHealthy(e.URL, 60*time.Second); err != nil {
-		t.Fatalf("%v; log:\n%s", err, stderr.String())
-	}
 	return e
 }
 
