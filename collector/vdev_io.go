@@ -215,7 +215,8 @@ func collectVdevIOProperties(p *zpool.Pool, props []zpool.Property, ch chan<- pr
 		}
 		into[name][prop.Property] = v
 	}
-	values, flags, ashift = byUniqueName(p.Root, values), byUniqueName(p.Root, flags), byUniqueName(p.Root, ashift)
+	tree := uniqueTreeNames(p.Root)
+	values, flags, ashift = rekey(tree, values), rekey(tree, flags), rekey(tree, ashift)
 	fillFromChildren(p.Root, values, true)
 	// An active hot spare has one row in the vdev properties but two
 	// places in the tree: it is sent once.
@@ -245,22 +246,34 @@ func onOff(value string) (float64, bool) {
 	return 0, false
 }
 
-// byUniqueName rekeys the vdev properties, which name vdevs as zpool
-// prints them, by the names of the status tree. A name zpool prints for
-// two vdevs (spare-0 under two dRAID vdevs) is left out: which of them its
-// row describes cannot be told, and fillFromChildren sums their children
-// instead.
-func byUniqueName(root *zpool.Vdev, printed map[string]map[string]float64) map[string]map[string]float64 {
+// uniqueTreeNames maps each name zpool prints to the status tree's name
+// for that vdev, to rekey the vdev properties, which name vdevs as zpool
+// prints them. A name zpool prints for two vdevs (spare-0 under two dRAID
+// vdevs) is left out: which of them its row describes cannot be told, and
+// fillFromChildren sums their children instead.
+func uniqueTreeNames(root *zpool.Vdev) map[string]string {
 	names := map[string][]string{} // printed name -> the tree's names for it
 	root.Walk(func(v *zpool.Vdev, _ string) {
 		if !slices.Contains(names[v.PrintedName()], v.Name) {
 			names[v.PrintedName()] = append(names[v.PrintedName()], v.Name)
 		}
 	})
+	unique := make(map[string]string, len(names))
+	for printed, tree := range names {
+		if len(tree) == 1 {
+			unique[printed] = tree[0]
+		}
+	}
+	return unique
+}
+
+// rekey keys the rows of printed by the tree's names, leaving out those
+// uniqueTreeNames has no name for.
+func rekey(tree map[string]string, printed map[string]map[string]float64) map[string]map[string]float64 {
 	values := make(map[string]map[string]float64, len(printed))
 	for name, m := range printed {
-		if tree := names[name]; len(tree) == 1 {
-			values[tree[0]] = m
+		if t, ok := tree[name]; ok {
+			values[t] = m
 		}
 	}
 	return values
