@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"os"
 	"os/exec"
@@ -413,7 +414,7 @@ func checkRules(t *testing.T, prom string) {
 				}
 			}
 		}
-		if !mapsEqual(got, want) {
+		if !maps.EqualFunc(got, want, slices.Equal) {
 			return false, fmt.Sprintf("groups loaded %v, want dashboards/out/rules' %v", got, want)
 		}
 		if len(failing) > 0 {
@@ -421,18 +422,6 @@ func checkRules(t *testing.T, prom string) {
 		}
 		return unknown == 0, fmt.Sprintf("%d rules not evaluated yet", unknown)
 	})
-}
-
-func mapsEqual(a, b map[string][]string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if !slices.Equal(v, b[k]) {
-			return false
-		}
-	}
-	return true
 }
 
 // eventually polls cond every 2 seconds until it holds, and fails the

@@ -7,7 +7,6 @@ import (
 	"net"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -509,23 +508,5 @@ func TestComposeGrafana(t *testing.T) {
 		t.Errorf("grafana's home dashboard %s is not mounted", *home)
 	} else if _, err := os.Stat(src); err != nil {
 		t.Errorf("grafana's home dashboard: %v", err)
-	}
-}
-
-// docker compose checks the file too, where it is installed.
-func TestComposeConfigCommand(t *testing.T) {
-	var cmd []string
-	if docker, err := exec.LookPath("docker"); err == nil && exec.Command(docker, "compose", "version").Run() == nil {
-		cmd = []string{docker, "compose"}
-	} else if dc, err := exec.LookPath("docker-compose"); err == nil {
-		cmd = []string{dc}
-	} else {
-		t.Skip("neither docker compose nor docker-compose is installed; compose-go checked the file")
-	}
-	for _, profile := range []string{"demo", "host"} {
-		args := append(slices.Clone(cmd[1:]), "-f", repo("docker-compose.yml"), "--profile", profile, "config", "-q")
-		if out, err := run(t, root, cmd[0], args...); err != nil {
-			t.Errorf("%s %s: %v\n%s", cmd[0], strings.Join(args, " "), err, out)
-		}
 	}
 }

@@ -17,7 +17,6 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
 	kjson "sigs.k8s.io/json"
 	"sigs.k8s.io/yaml"
 
@@ -232,11 +231,6 @@ func readFile(t *testing.T, path string) []byte {
 		t.Fatal(err)
 	}
 	return b
-}
-
-// metav1LabelSelector turns the DaemonSet's selector into a Selector.
-func metav1LabelSelector(ds *appsv1.DaemonSet) (labels.Selector, error) {
-	return metav1.LabelSelectorAsSelector(ds.Spec.Selector)
 }
 
 // head returns the first n lines of text, enough to tell which object a
