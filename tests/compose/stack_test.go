@@ -224,7 +224,7 @@ func writeOverride(t *testing.T, path string, p *types.Project, images, addr map
 			command = append(command, "--cluster.listen-address=")
 		case "prometheus":
 			fmt.Fprintf(&b, "    volumes:\n      - %q\n", promConfig+":/etc/prometheus/prometheus.yml:ro")
-			if v, ok := flagValue(command, "config.file"); !ok || v != "/etc/prometheus/prometheus.yml" {
+			if v, ok := repotest.FlagValue(command, "config.file"); !ok || v != "/etc/prometheus/prometheus.yml" {
 				t.Fatalf("prometheus: --config.file=%q, the override mounts /etc/prometheus/prometheus.yml", v)
 			}
 		}
@@ -236,15 +236,6 @@ func writeOverride(t *testing.T, path string, p *types.Project, images, addr map
 	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
-}
-
-func flagValue(args []string, name string) (string, bool) {
-	for _, a := range args {
-		if v, ok := strings.CutPrefix(a, "--"+name+"="); ok {
-			return v, true
-		}
-	}
-	return "", false
 }
 
 // composeStack runs the compose CLI on the engine, over the project's

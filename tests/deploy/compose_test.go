@@ -18,6 +18,7 @@ import (
 	"github.com/compose-spec/compose-go/v2/types"
 
 	"github.com/zpool-exporter/zpool_exporter/internal/e2e"
+	"github.com/zpool-exporter/zpool_exporter/tests/internal/repotest"
 )
 
 // exporterPort is the exporter's default port (--web.listen-address).
@@ -69,21 +70,11 @@ func hostPath(s types.ServiceConfig, containerPath string) (string, bool) {
 	return "", false
 }
 
-// flagValue returns the value of --name=VALUE in args.
-func flagValue(args []string, name string) (string, bool) {
-	for _, a := range args {
-		if v, ok := strings.CutPrefix(a, "--"+name+"="); ok {
-			return v, true
-		}
-	}
-	return "", false
-}
-
 // listenPort is the port a service's program listens on: its
 // --web.listen-address, or def.
 func listenPort(t testing.TB, s types.ServiceConfig, def int) int {
 	t.Helper()
-	addr, ok := flagValue(s.Command, "web.listen-address")
+	addr, ok := repotest.FlagValue(s.Command, "web.listen-address")
 	if !ok {
 		return def
 	}
@@ -158,7 +149,7 @@ func TestComposeTargets(t *testing.T) {
 	for _, profile := range []string{"demo", "host"} {
 		p := loadCompose(t, []string{profile})
 		prom := service(t, p, "prometheus")
-		cfgPath, ok := flagValue(prom.Command, "config.file")
+		cfgPath, ok := repotest.FlagValue(prom.Command, "config.file")
 		if !ok {
 			t.Fatal("prometheus: no --config.file")
 		}
@@ -376,7 +367,7 @@ func TestComposeHostExporter(t *testing.T) {
 	if m == nil || m[1] != "/host" {
 		t.Errorf("deploy/docker/zpool-host chroots into %q, not /host", m)
 	}
-	if _, ok := flagValue(s.Command, "zpool.command"); ok {
+	if _, ok := repotest.FlagValue(s.Command, "zpool.command"); ok {
 		t.Errorf("the command sets --zpool.command: the wrapper is found as zpool in PATH")
 	}
 }

@@ -291,7 +291,7 @@ func TestComposePrometheusConfig(t *testing.T) {
 	p := loadCompose(t, []string{"demo"})
 	prom := service(t, p, "prometheus")
 	fsRoot := containerFS(t, prom)
-	cfg, _ := flagValue(prom.Command, "config.file")
+	cfg, _ := repotest.FlagValue(prom.Command, "config.file")
 	checkAllRules(t, "docker-compose.yml's Prometheus", promtoolCheckConfig(t, filepath.Join(fsRoot, cfg)))
 	var c promConfig
 	readYAML(t, filepath.Join(fsRoot, cfg), &c)
@@ -388,7 +388,7 @@ func checkMatchers(t testing.TB, cfg string, matchers []string) {
 func TestAlertmanagerConfigs(t *testing.T) {
 	p := loadCompose(t, nil)
 	am := service(t, p, "alertmanager")
-	composeCfg, _ := flagValue(am.Command, "config.file")
+	composeCfg, _ := repotest.FlagValue(am.Command, "config.file")
 	for _, cfg := range []string{
 		repo("deploy", "alertmanager", "alertmanager.yml"),
 		filepath.Join(containerFS(t, am), composeCfg),

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/zpool-exporter/zpool_exporter/internal/e2e"
@@ -51,4 +52,15 @@ func Tool(t testing.TB, name, pkg string) string {
 		e2e.SkipOrFail(t, "%s is not installed (Debian package %s)", name, pkg)
 	}
 	return p
+}
+
+// FlagValue returns the value of --name=VALUE in args, the command of a
+// service in the project's compose file or manifests.
+func FlagValue(args []string, name string) (string, bool) {
+	for _, a := range args {
+		if v, ok := strings.CutPrefix(a, "--"+name+"="); ok {
+			return v, true
+		}
+	}
+	return "", false
 }
