@@ -3,7 +3,6 @@
 package openzfs
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -194,29 +193,23 @@ func goBuild(t *testing.T, args ...string) {
 }
 
 // report passes the walk's verbose output on: every line in the test log,
-// and each failed scenario as an error of its own.
+// and each failed scenario as an error of its own, with its last lines.
 func report(t *testing.T, log string) {
 	t.Helper()
 	if strings.TrimSpace(log) == "" {
 		t.Error("the walk printed nothing: the guest did not run it (see console.log)")
 		return
 	}
-	passed := false
-	var failed []string
-	sc := bufio.NewScanner(strings.NewReader(log))
-	for sc.Scan() {
-		line := sc.Text()
+	for _, line := range strings.Split(strings.TrimRight(log, "\n"), "\n") {
 		t.Log(line)
-		trimmed := strings.TrimSpace(line)
-		if name, ok := strings.CutPrefix(trimmed, "--- FAIL: TestWalk/"); ok {
-			failed = append(failed, name)
-		}
-		if trimmed == "PASS" {
-			passed = true
-		}
 	}
-	for _, name := range failed {
-		t.Errorf("scenario failed in the guest: %s", name)
+	failed, passed := walkFailures(log)
+	for _, f := range failed {
+		if len(f.lines) == 0 {
+			t.Errorf("scenario failed in the guest: %s", f.name)
+			continue
+		}
+		t.Errorf("scenario failed in the guest: %s, which printed last:\n%s", f.name, strings.Join(f.lines, "\n"))
 	}
 	if !passed {
 		t.Error("the walk did not pass (see the log above)")
