@@ -31,6 +31,7 @@ var (
 			"zpool's buckets run from a power of two to the next, excluded: le=8191 holds the 4 KiB requests. _sum counts each I/O at the bottom of its bucket, exact for sizes that are powers of two.", "pool", "vdev", "class", "request")
 	vdevQueuePendingDesc = desc("vdev", "queue_pending", "I/Os waiting in ZFS's queue of the class, not yet issued, now (zpool iostat -q pend).", "pool", "vdev", "class")
 	vdevQueueActiveDesc  = desc("vdev", "queue_active", "I/Os of the class issued to the disk and not yet completed, now (zpool iostat -q activ).", "pool", "vdev", "class")
+	latencyLeftOutDesc   = desc("exporter", "vdev_latency_left_out", "Vdevs whose histograms and queue lengths --collector.vdev_latency.max-vdevs left out of the last scrape, the last in zpool's order.")
 )
 
 // latencyColumns maps the columns of -w to a family and its last label.
@@ -47,11 +48,12 @@ var latencyColumns = map[string]struct {
 
 type vdevLatencyCollector struct {
 	full   bool
+	max    int // vdevs sent at most; 0: all
 	logger *slog.Logger
 }
 
 func newVdevLatencyCollector(cfg Config, logger *slog.Logger) (Collector, error) {
-	return &vdevLatencyCollector{full: cfg.HistogramsFull, logger: logger}, nil
+	return &vdevLatencyCollector{full: cfg.HistogramsFull, max: cfg.HistogramsMaxVdevs, logger: logger}, nil
 }
 
 // vdevTables is what one of zpool iostat's -w, -r and -q gave.
@@ -78,6 +80,13 @@ func (c *vdevLatencyCollector) Update(ctx context.Context, s *zfs.Scrape, ch cha
 		return ErrNoData
 	}
 	vdevs := reportedVdevs(st)
+	leftOut := 0
+	if c.max > 0 && len(vdevs) > c.max {
+		leftOut = len(vdevs) - c.max
+		vdevs = vdevs[:c.max]
+		c.logger.Debug("vdevs left out by --collector.vdev_latency.max-vdevs", "left_out", leftOut, "max", c.max)
+	}
+	gauge(ch, latencyLeftOutDesc, float64(leftOut))
 	var errs []error
 	for _, t := range []struct {
 		kind zpool.HistogramKind

@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -344,5 +345,60 @@ func TestVdevLatencyOverGuestCaptures(t *testing.T) {
 			}
 			compareGolden(t, filepath.Join("testdata", "vdev-latency-openzfs-"+release+"-rz1.prom"), exposition(t, own))
 		})
+	}
+}
+
+// --collector.vdev_latency.max-vdevs keeps the first vdevs in zpool's
+// order, pool by pool, and counts the rest.
+func TestVdevLatencyMaxVdevs(t *testing.T) {
+	for _, c := range []struct {
+		max     int
+		want    map[string]int // vdevs with figures, by pool
+		leftOut float64
+	}{
+		{max: 0, want: map[string]int{"tank0": 7, "tank1": 7}},
+		{max: 14, want: map[string]int{"tank0": 7, "tank1": 7}},
+		{max: 9, want: map[string]int{"tank0": 7, "tank1": 2}, leftOut: 5},
+		{max: 3, want: map[string]int{"tank0": 3}, leftOut: 11},
+	} {
+		e, _ := hostExporterWith(t, func(d string) error {
+			return benchhost.Write(d, benchhost.Spec{Pools: 2, Leaves: 4, Version: "2.3"})
+		}, Config{HistogramsMaxVdevs: c.max}, map[string]bool{"vdev_latency": true})
+		fams := gatherByName(t, e)
+		for _, name := range []string{"zfs_vdev_disk_wait_seconds", "zfs_vdev_request_size_bytes", "zfs_vdev_queue_active"} {
+			vdevs := map[string]map[string]bool{}
+			for _, m := range fams[name].GetMetric() {
+				l := labelsOf(m)
+				if vdevs[l["pool"]] == nil {
+					vdevs[l["pool"]] = map[string]bool{}
+				}
+				vdevs[l["pool"]][l["vdev"]] = true
+			}
+			got := map[string]int{}
+			for pool, v := range vdevs {
+				got[pool] = len(v)
+			}
+			if !maps.Equal(got, c.want) {
+				t.Errorf("max %d: %s covers %v vdevs by pool, want %v", c.max, name, got, c.want)
+			}
+		}
+		if c.max == 3 {
+			// The pool's row, then its first mirror and that mirror's
+			// first leaf: zpool's order.
+			var first []string
+			for _, m := range fams["zfs_vdev_queue_active"].GetMetric() {
+				if l := labelsOf(m); l["class"] == "sync_read" {
+					first = append(first, l["vdev"])
+				}
+			}
+			slices.Sort(first)
+			if want := []string{"mirror-0", "tank0", "virtio-zd01"}; !slices.Equal(first, want) {
+				t.Errorf("max 3: vdevs %v, want %v", first, want)
+			}
+		}
+		f := fams["zfs_exporter_vdev_latency_left_out"]
+		if f == nil || len(f.GetMetric()) != 1 || f.GetMetric()[0].GetGauge().GetValue() != c.leftOut {
+			t.Errorf("max %d: zfs_exporter_vdev_latency_left_out %v, want %v", c.max, f.GetMetric(), c.leftOut)
+		}
 	}
 }

@@ -69,6 +69,7 @@ type options struct {
 	snapshotInterval       time.Duration
 	perSnapshot            bool
 	histogramsFull         bool
+	histogramsMaxVdevs     int
 	scrapeTimeout          time.Duration
 	timeoutOffset          time.Duration
 	iostatInterval         time.Duration
@@ -136,6 +137,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		BoolVar(&o.perSnapshot)
 	app.Flag("collector.vdev_latency.full-resolution", "Keep all of zpool's histogram buckets (37 for latency, 16 for request sizes) instead of every second one.").
 		BoolVar(&o.histogramsFull)
+	app.Flag("collector.vdev_latency.max-vdevs", "Export the histograms and queue lengths of at most this many vdevs (pools, top-level vdevs and leaves), the first in zpool's order, and count the rest in zfs_exporter_vdev_latency_left_out; 0 exports all.").
+		Default("500").IntVar(&o.histogramsMaxVdevs)
 	app.Flag("scrape.timeout", "Longest a scrape may take. zpool commands still running then are killed, and their metrics are missing from that scrape; a shorter scrape timeout sent by Prometheus wins.").
 		Default("10s").DurationVar(&o.scrapeTimeout)
 	app.Flag("scrape.timeout-offset", "Time taken off Prometheus's scrape timeout, so that the answer arrives before Prometheus gives up; at least the default.").
@@ -488,7 +491,7 @@ func buildExporter(o options, missing *notInstalled, logger *slog.Logger) (*coll
 	}
 	cfg := collector.Config{ZFS: client, Runner: run, Sampler: zpoolIostat, DiskSampler: diskIostat, DiskAll: o.diskAll,
 		DatasetInclude: o.datasetInclude, DatasetExclude: o.datasetExclude, DatasetDepth: o.datasetDepth, DatasetMax: o.datasetMax,
-		Snapshots: snapshots, HistogramsFull: o.histogramsFull, NotInstalled: missing.tell}
+		Snapshots: snapshots, HistogramsFull: o.histogramsFull, HistogramsMaxVdevs: o.histogramsMaxVdevs, NotInstalled: missing.tell}
 	if o.replayDir != "" {
 		// A replay's disks, if it has any, are laid out like the host's.
 		cfg.ProcRoot = filepath.Join(o.replayDir, "proc")
