@@ -36,7 +36,7 @@ func walkFailures(log string) (failed []failure, passed bool) {
 		}
 		if result, ok := strings.CutPrefix(trimmed, "--- FAIL: TestWalk/"); ok {
 			name, _, _ := strings.Cut(result, " (")
-			failed = append(failed, failure{name: name, lines: lastLines(printed[name], failureLines)})
+			failed = append(failed, failure{name: name, lines: printed[name]})
 			continue
 		}
 		if strings.HasPrefix(trimmed, "--- ") {
@@ -47,15 +47,12 @@ func walkFailures(log string) (failed []failure, passed bool) {
 			continue
 		}
 		if trimmed != "" {
-			printed[current] = append(printed[current], line)
+			lines := append(printed[current], line)
+			if len(lines) > failureLines {
+				lines = lines[1:]
+			}
+			printed[current] = lines
 		}
 	}
 	return failed, passed
-}
-
-func lastLines(lines []string, n int) []string {
-	if len(lines) > n {
-		return lines[len(lines)-n:]
-	}
-	return lines
 }
