@@ -50,13 +50,8 @@ type Config struct {
 	// Snapshots lists snapshots in the background for the dataset
 	// collector. Nil: no snapshot series.
 	Snapshots *SnapshotLister
-	// HistogramsFull makes the vdev_latency collector keep every bucket
-	// zpool prints, rather than every second one.
-	HistogramsFull bool
-	// HistogramsMaxVdevs caps how many vdevs the vdev_latency collector
-	// sends figures for, the first in zpool's order (0: no cap): each
-	// costs some 330 series.
-	HistogramsMaxVdevs int
+	// Latency is what the vdev_latency collector sends beyond its default.
+	Latency LatencyDetail
 	// CPUOS chooses how the cpu collector finds the ZFS threads: "linux"
 	// (procfs), "freebsd", "illumos" or "solaris" (ps). The host's OS
 	// unless set.

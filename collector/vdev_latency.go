@@ -15,7 +15,7 @@ import (
 )
 
 func init() {
-	register("vdev_latency", true, "Per-vdev latency and request-size histograms and queue lengths, from zpool iostat -w, -r and -q (OpenZFS 0.7 on)", newVdevLatencyCollector)
+	register("vdev_latency", true, "Per-vdev latency histograms from zpool iostat -w (OpenZFS 0.7 on): disk wait of every vdev, total wait of pools and top-level vdevs; queue waits, request sizes (-r) and queue lengths (-q) by flag", newVdevLatencyCollector)
 }
 
 var (
@@ -34,6 +34,56 @@ var (
 	latencyLeftOutDesc   = desc("exporter", "vdev_latency_left_out", "Vdevs whose histograms and queue lengths --collector.vdev_latency.max-vdevs left out of the last scrape, the last in zpool's order.")
 )
 
+// The vdevs whose figures are sent play one of these roles. A pool's row
+// and an interior vdev's sum those of the leaves below them (zpool adds up
+// its children's histograms), so the leaves carry the detail that no sum
+// can give back: the disk wait that tells a slow disk.
+type vdevRole int
+
+const (
+	rolePool     vdevRole = iota
+	roleTop               // mirror-0, raidz1-1, or a disk alone at the top
+	roleInterior          // spare-N and replacing-N, between a top-level vdev and its leaves
+	roleLeaf
+)
+
+// LatencyDetail is what the vdev_latency collector sends beyond its
+// default: the disk wait of every vdev, and the total wait of pools,
+// top-level vdevs and, with InteriorVdevs, interior ones. Each field is a
+// flag of its own, whose cost per vdev the README's latency section
+// states.
+type LatencyDetail struct {
+	// FullResolution keeps every bucket zpool prints (37 for latency, 16
+	// for request sizes) rather than every second one.
+	FullResolution bool
+	// QueueWait adds the per-class queue waits (zfs_vdev_queue_wait_seconds)
+	// of every vdev, and the total wait of leaves.
+	QueueWait bool
+	// RequestSizes adds zfs_vdev_request_size_bytes, from zpool iostat -r.
+	RequestSizes bool
+	// QueueLengths adds zfs_vdev_queue_pending and _active, from zpool
+	// iostat -q.
+	QueueLengths bool
+	// InteriorVdevs adds spare-N and replacing-N, as top-level vdevs.
+	InteriorVdevs bool
+	// MaxVdevs caps how many vdevs have figures, the first in zpool's
+	// order (0: no cap).
+	MaxVdevs int
+}
+
+// sends reports whether the latency family d goes out for a vdev of role.
+func (o LatencyDetail) sends(d *prometheus.Desc, role vdevRole) bool {
+	switch d {
+	case vdevDiskWaitDesc:
+		return true
+	case vdevTotalWaitDesc:
+		return role != roleLeaf || o.QueueWait
+	case vdevQueueWaitDesc:
+		return o.QueueWait
+	}
+	return false
+}
+
 // latencyColumns maps the columns of -w to a family and its last label.
 var latencyColumns = map[string]struct {
 	desc  *prometheus.Desc
@@ -47,13 +97,12 @@ var latencyColumns = map[string]struct {
 }
 
 type vdevLatencyCollector struct {
-	full   bool
-	max    int // vdevs sent at most; 0: all
+	LatencyDetail
 	logger *slog.Logger
 }
 
 func newVdevLatencyCollector(cfg Config, logger *slog.Logger) (Collector, error) {
-	return &vdevLatencyCollector{full: cfg.HistogramsFull, max: cfg.HistogramsMaxVdevs, logger: logger}, nil
+	return &vdevLatencyCollector{cfg.Latency, logger}, nil
 }
 
 // vdevTables is what one of zpool iostat's -w, -r and -q gave.
@@ -70,21 +119,28 @@ func (c *vdevLatencyCollector) Update(ctx context.Context, s *zfs.Scrape, ch cha
 	if err != nil {
 		return err
 	}
-	var latency, sizes, queues vdevTables
+	// What is not asked for is not run: -r and -q cost a zpool run and
+	// their parsing each, at every scrape.
+	none := vdevTables{err: zfs.ErrNoHistograms}
+	latency, sizes, queues := none, none, none
 	var wg sync.WaitGroup
 	wg.Go(func() { latency.tables, latency.err = s.Histograms(ctx, zpool.LatencyHistogram) })
-	wg.Go(func() { sizes.tables, sizes.err = s.Histograms(ctx, zpool.SizeHistogram) })
-	wg.Go(func() { queues.rows, queues.err = s.Queues(ctx) })
+	if c.RequestSizes {
+		wg.Go(func() { sizes.tables, sizes.err = s.Histograms(ctx, zpool.SizeHistogram) })
+	}
+	if c.QueueLengths {
+		wg.Go(func() { queues.rows, queues.err = s.Queues(ctx) })
+	}
 	wg.Wait()
 	if errors.Is(latency.err, zfs.ErrNoHistograms) && errors.Is(sizes.err, zfs.ErrNoHistograms) && errors.Is(queues.err, zfs.ErrNoHistograms) {
 		return ErrNoData
 	}
-	vdevs := reportedVdevs(st)
+	vdevs := reportedVdevs(st, c.InteriorVdevs)
 	leftOut := 0
-	if c.max > 0 && len(vdevs) > c.max {
-		leftOut = len(vdevs) - c.max
-		vdevs = vdevs[:c.max]
-		c.logger.Debug("vdevs left out by --collector.vdev_latency.max-vdevs", "left_out", leftOut, "max", c.max)
+	if c.MaxVdevs > 0 && len(vdevs) > c.MaxVdevs {
+		leftOut = len(vdevs) - c.MaxVdevs
+		vdevs = vdevs[:c.MaxVdevs]
+		c.logger.Debug("vdevs left out by --collector.vdev_latency.max-vdevs", "left_out", leftOut, "max", c.MaxVdevs)
 	}
 	gauge(ch, latencyLeftOutDesc, float64(leftOut))
 	var errs []error
@@ -110,17 +166,18 @@ func (c *vdevLatencyCollector) Update(ctx context.Context, s *zfs.Scrape, ch cha
 	return errors.Join(errs...)
 }
 
-// reportedVdev is a vdev whose figures are sent, and its pool.
+// reportedVdev is a vdev whose figures are sent, its pool and its role.
 type reportedVdev struct {
 	pool string
 	vdev *zpool.Vdev
+	role vdevRole
 }
 
 // reportedVdevs lists, in print order, the vdevs whose figures are sent:
-// each pool's row, its top-level vdevs and its leaves, not the spare-N and
-// replacing-N that stand between a top-level vdev and its leaves for a
-// while.
-func reportedVdevs(st *zpool.Status) []reportedVdev {
+// each pool's row, its top-level vdevs and its leaves, and with interior
+// the spare-N and replacing-N that stand between a top-level vdev and its
+// leaves for a while.
+func reportedVdevs(st *zpool.Status, interior bool) []reportedVdev {
 	var vdevs []reportedVdev
 	for _, p := range st.Pools {
 		if p.Root == nil {
@@ -131,8 +188,20 @@ func reportedVdevs(st *zpool.Status) []reportedVdev {
 			top[v] = true
 		}
 		p.Root.WalkOnce(func(v *zpool.Vdev, _ string, _ *zpool.Vdev) {
-			if v == p.Root || top[v] || len(v.Children) == 0 {
-				vdevs = append(vdevs, reportedVdev{p.Name, v})
+			// A disk alone at the top (a log, a cache, a pool of one
+			// disk) is a top-level vdev first: the board of top-level
+			// vdevs shows it with the others.
+			role := roleInterior
+			switch {
+			case v == p.Root:
+				role = rolePool
+			case top[v]:
+				role = roleTop
+			case len(v.Children) == 0:
+				role = roleLeaf
+			}
+			if role != roleInterior || interior {
+				vdevs = append(vdevs, reportedVdev{p.Name, v, role})
 			}
 		})
 	}
@@ -158,13 +227,13 @@ func (c *vdevLatencyCollector) sendHistograms(ch chan<- prometheus.Metric, st *z
 		t := tables[i]
 		for col, name := range t.Columns {
 			if kind == zpool.LatencyHistogram {
-				if m, ok := latencyColumns[name]; ok {
-					ch <- latencyHistogram(m.desc, t, col, c.full, r.pool, r.vdev.Name, m.label)
+				if m, ok := latencyColumns[name]; ok && c.sends(m.desc, r.role) {
+					ch <- latencyHistogram(m.desc, t, col, c.FullResolution, r.pool, r.vdev.Name, m.label)
 				}
 				continue
 			}
 			if class, request, ok := sizeColumn(name); ok {
-				ch <- sizeHistogram(t, col, c.full, r.pool, r.vdev.Name, class, request)
+				ch <- sizeHistogram(t, col, c.FullResolution, r.pool, r.vdev.Name, class, request)
 			}
 		}
 	}
@@ -192,13 +261,14 @@ func sizeColumn(name string) (class, request string, ok bool) {
 
 // latencyHistogram is column col of a -w table. zpool's bucket i holds
 // the I/Os of 2^i to 2^(i+1)-1 ns, the last one all slower ones too. By
-// default every second bound is kept, from 1 µs (2^10-1 ns) to 17 s
-// (2^34-1 ns): a bucket per factor of four, enough to tell an SSD from a
-// disk and a healthy disk from a dying one, at 14 buckets instead of 37.
+// default every second bound is kept, from 16 µs (2^14-1 ns) to 17 s
+// (2^34-1 ns): a bucket per factor of four, enough to tell an NVMe drive
+// from an SSD and a disk, and a healthy disk from a dying one, at 12
+// buckets instead of 37. Faster I/Os than 16 µs come from no disk.
 func latencyHistogram(d *prometheus.Desc, t zpool.Histograms, col int, full bool, labels ...string) prometheus.Metric {
 	last := len(t.Bounds) - 1
 	keep := func(i int) bool {
-		return i < last && (full || (i+1)%2 == 0 && i+1 >= 10 && i+1 <= 34)
+		return i < last && (full || (i+1)%2 == 0 && i+1 >= 14 && i+1 <= 34)
 	}
 	middle := func(i int) float64 {
 		if i == last {

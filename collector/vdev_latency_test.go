@@ -25,15 +25,18 @@ import (
 
 // latencyExporter is the vdev_latency collector alone over a generated
 // host, and the host's directory.
-func latencyExporter(t *testing.T, s benchhost.Spec, full bool) (*Exporter, string) {
+func latencyExporter(t *testing.T, s benchhost.Spec, detail LatencyDetail) (*Exporter, string) {
 	t.Helper()
 	var dir string
 	e, _ := hostExporterWith(t, func(d string) error {
 		dir = d
 		return benchhost.Write(d, s)
-	}, Config{HistogramsFull: full}, map[string]bool{"vdev_latency": true})
+	}, Config{Latency: detail}, map[string]bool{"vdev_latency": true})
 	return e, dir
 }
+
+// everyDetail turns on every family the collector can send.
+var everyDetail = LatencyDetail{QueueWait: true, RequestSizes: true, QueueLengths: true}
 
 // gatherFamilies gathers e once, by family name.
 func gatherByName(t *testing.T, e *Exporter) map[string]*dto.MetricFamily {
@@ -79,13 +82,15 @@ func readTables(t *testing.T, path string, kind zpool.HistogramKind, pools ...st
 
 // Every bucket is the sum of zpool's buckets up to its bound, and the
 // count all of them, for every vdev, queue and direction; the default
-// keeps 13 latency bounds (1 µs to 17 s) and 7 size bounds, the full
+// keeps 11 latency bounds (16 µs to 17 s) and 7 size bounds, the full
 // resolution all but the last bucket, which holds every slower or larger
 // I/O.
 func TestVdevLatencyBucketsAreZpools(t *testing.T) {
 	for _, full := range []bool{false, true} {
 		t.Run("full="+strconv.FormatBool(full), func(t *testing.T) {
-			e, dir := latencyExporter(t, benchhost.Spec{Pools: 2, Leaves: 4, Version: "2.3"}, full)
+			detail := everyDetail
+			detail.FullResolution = full
+			e, dir := latencyExporter(t, benchhost.Spec{Pools: 2, Leaves: 4, Version: "2.3"}, detail)
 			fams := gatherByName(t, e)
 			// 2 pools of 7 vdevs: 2 wait families of 2 directions, 7 queue classes; 14 size columns.
 			checkBucketsAreZpools(t, fams, dir, full, map[string]int{"zfs_vdev_total_wait_seconds": 28, "zfs_vdev_disk_wait_seconds": 28, "zfs_vdev_queue_wait_seconds": 98, "zfs_vdev_request_size_bytes": 196}, "tank0", "tank1")
@@ -103,7 +108,7 @@ func checkBucketsAreZpools(t *testing.T, fams map[string]*dto.MetricFamily, dir 
 	t.Helper()
 	latency := readTables(t, filepath.Join(dir, runner.CaptureFileName("zpool iostat -vHp -w")), zpool.LatencyHistogram, pools...)
 	sizes := readTables(t, filepath.Join(dir, runner.CaptureFileName("zpool iostat -vHp -r")), zpool.SizeHistogram, pools...)
-	wantBuckets := map[string]int{"zfs_vdev_total_wait_seconds": 13, "zfs_vdev_disk_wait_seconds": 13, "zfs_vdev_queue_wait_seconds": 13, "zfs_vdev_request_size_bytes": 7}
+	wantBuckets := map[string]int{"zfs_vdev_total_wait_seconds": 11, "zfs_vdev_disk_wait_seconds": 11, "zfs_vdev_queue_wait_seconds": 11, "zfs_vdev_request_size_bytes": 7}
 	if full {
 		wantBuckets = map[string]int{"zfs_vdev_total_wait_seconds": 36, "zfs_vdev_disk_wait_seconds": 36, "zfs_vdev_queue_wait_seconds": 36, "zfs_vdev_request_size_bytes": 15}
 	}
@@ -179,7 +184,7 @@ func labelsOf(m *dto.Metric) map[string]string {
 
 // The queue gauges are zpool's -q columns of the same vdev.
 func TestVdevLatencyQueues(t *testing.T) {
-	e, _ := latencyExporter(t, benchhost.Spec{Pools: 1, Leaves: 4, Version: "2.3"}, false)
+	e, _ := latencyExporter(t, benchhost.Spec{Pools: 1, Leaves: 4, Version: "2.3"}, LatencyDetail{QueueLengths: true})
 	fams := gatherByName(t, e)
 	got := map[string]float64{}
 	for _, m := range fams["zfs_vdev_queue_pending"].GetMetric() {
@@ -204,7 +209,7 @@ func TestVdevLatencyQueues(t *testing.T) {
 // The collector passes the linter, and its HELP says that _sum is an
 // estimate.
 func TestVdevLatencyLint(t *testing.T) {
-	e, _ := latencyExporter(t, benchhost.Spec{Pools: 1, Leaves: 2, Version: "2.3"}, false)
+	e, _ := latencyExporter(t, benchhost.Spec{Pools: 1, Leaves: 2, Version: "2.3"}, everyDetail)
 	problems, err := testutil.CollectAndLint(e.Scraper(context.Background()))
 	if err != nil {
 		t.Fatal(err)
@@ -242,7 +247,7 @@ func TestVdevLatencyRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	e, err := New(Config{ZFS: zfs.New(zfs.Config{Runner: replay}, logger), Runner: replay}, logger, map[string]bool{"vdev_latency": true})
+	e, err := New(Config{ZFS: zfs.New(zfs.Config{Runner: replay}, logger), Runner: replay, Latency: everyDetail}, logger, map[string]bool{"vdev_latency": true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -273,7 +278,7 @@ func TestVdevLatencyRefused(t *testing.T) {
 // The estimated sum of a latency histogram lies between its buckets'
 // bottoms and tops: each I/O at the middle of its bucket.
 func TestVdevLatencySumIsBetweenTheBounds(t *testing.T) {
-	e, _ := latencyExporter(t, benchhost.Spec{Pools: 1, Leaves: 2, Version: "2.3"}, true)
+	e, _ := latencyExporter(t, benchhost.Spec{Pools: 1, Leaves: 2, Version: "2.3"}, LatencyDetail{FullResolution: true})
 	for _, m := range gatherByName(t, e)["zfs_vdev_disk_wait_seconds"].GetMetric() {
 		h := m.GetHistogram()
 		var prevCount uint64
@@ -305,7 +310,7 @@ func TestVdevLatencyOverGuestCaptures(t *testing.T) {
 			e, _ := hostExporterWith(t, func(d string) error {
 				dir = d
 				return benchhost.WriteCaptures(d, "01-created", guestDir(release))
-			}, Config{}, map[string]bool{"vdev_latency": true})
+			}, Config{Latency: everyDetail}, map[string]bool{"vdev_latency": true})
 			fams := gatherByName(t, e)
 			f, err := os.Open(filepath.Join(dir, runner.CaptureFileName("zpool iostat -vHp -w")))
 			if err != nil {
@@ -329,25 +334,101 @@ func TestVdevLatencyOverGuestCaptures(t *testing.T) {
 					t.Errorf("collector %v failed", labelsOf(m))
 				}
 			}
-			if release != "2.4" {
-				return
+			if release == "2.4" {
+				// The rules and dashboards' detail panels are checked
+				// against this golden: every family for one pool of the
+				// newest release (a raidz with a log and a cache), small
+				// enough to review.
+				compareGolden(t, filepath.Join("testdata", "vdev-latency-openzfs-"+release+"-rz1-detail.prom"), exposition(t, rz1Latency(fams)))
 			}
-			// The dashboards and rules are checked against this golden:
-			// the collector's own families for one pool of the newest
-			// release (a raidz with a log and a cache), small enough to
-			// review.
-			var own []*dto.MetricFamily
-			for _, name := range []string{"zfs_vdev_disk_wait_seconds", "zfs_vdev_queue_active", "zfs_vdev_queue_pending",
-				"zfs_vdev_queue_wait_seconds", "zfs_vdev_request_size_bytes", "zfs_vdev_total_wait_seconds"} {
-				f := fams[name]
-				f.Metric = slices.DeleteFunc(f.Metric, func(m *dto.Metric) bool { return labelsOf(m)["pool"] != "rz1" })
-				own = append(own, f)
-			}
-			compareGolden(t, filepath.Join("testdata", "vdev-latency-openzfs-"+release+"-rz1.prom"), exposition(t, own))
 		})
 	}
 }
 
+// rz1Latency is the vdev_latency families of fams for pool rz1.
+func rz1Latency(fams map[string]*dto.MetricFamily) []*dto.MetricFamily {
+	var own []*dto.MetricFamily
+	for _, name := range []string{"zfs_vdev_disk_wait_seconds", "zfs_vdev_queue_active", "zfs_vdev_queue_pending",
+		"zfs_vdev_queue_wait_seconds", "zfs_vdev_request_size_bytes", "zfs_vdev_total_wait_seconds"} {
+		f := fams[name]
+		if f == nil {
+			continue
+		}
+		f.Metric = slices.DeleteFunc(f.Metric, func(m *dto.Metric) bool { return labelsOf(m)["pool"] != "rz1" })
+		own = append(own, f)
+	}
+	return own
+}
+
+// By default the collector sends the disk wait of every vdev and the
+// total wait of pools and top-level vdevs, and runs neither zpool iostat
+// -r nor -q; each flag adds its own families and nothing else.
+func TestVdevLatencyDefaultsAndEachDetail(t *testing.T) {
+	// 2 pools, each of 2 mirrors of 2 leaves: 2 pool rows, 4 top-level
+	// vdevs, 8 leaves, each histogram of 2 directions.
+	const pools, tops, leaves = 2, 4, 8
+	for _, c := range []struct {
+		name   string
+		detail LatencyDetail
+		series map[string]int
+		runs   []string // the -r and -q runs wanted
+	}{
+		{"default", LatencyDetail{}, map[string]int{
+			"zfs_vdev_disk_wait_seconds": 2 * (pools + tops + leaves), "zfs_vdev_total_wait_seconds": 2 * (pools + tops),
+		}, nil},
+		{"queue-wait", LatencyDetail{QueueWait: true}, map[string]int{
+			"zfs_vdev_disk_wait_seconds": 2 * (pools + tops + leaves), "zfs_vdev_total_wait_seconds": 2 * (pools + tops + leaves),
+			"zfs_vdev_queue_wait_seconds": 7 * (pools + tops + leaves),
+		}, nil},
+		{"request-sizes", LatencyDetail{RequestSizes: true}, map[string]int{
+			"zfs_vdev_disk_wait_seconds": 2 * (pools + tops + leaves), "zfs_vdev_total_wait_seconds": 2 * (pools + tops),
+			"zfs_vdev_request_size_bytes": 14 * (pools + tops + leaves),
+		}, []string{"-r"}},
+		{"queue-lengths", LatencyDetail{QueueLengths: true}, map[string]int{
+			"zfs_vdev_disk_wait_seconds": 2 * (pools + tops + leaves), "zfs_vdev_total_wait_seconds": 2 * (pools + tops),
+			"zfs_vdev_queue_pending": 7 * (pools + tops + leaves), "zfs_vdev_queue_active": 7 * (pools + tops + leaves),
+		}, []string{"-q"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			e, replay := hostExporterWith(t, func(d string) error {
+				return benchhost.Write(d, benchhost.Spec{Pools: pools, Leaves: leaves / pools, Version: "2.3"})
+			}, Config{Latency: c.detail}, map[string]bool{"vdev_latency": true})
+			got := map[string]int{}
+			for name, f := range gatherByName(t, e) {
+				if strings.HasPrefix(name, "zfs_vdev_") {
+					got[name] = len(f.GetMetric())
+				}
+			}
+			if !maps.Equal(got, c.series) {
+				t.Errorf("series by family %v, want %v", got, c.series)
+			}
+			var runs []string
+			for line, st := range replay.Stats() {
+				for _, flag := range []string{"-r", "-q"} {
+					if strings.HasPrefix(line, "zpool iostat") && strings.HasSuffix(line, " "+flag) && st.Runs > 0 {
+						runs = append(runs, flag)
+					}
+				}
+			}
+			if !slices.Equal(runs, c.runs) {
+				t.Errorf("zpool iostat ran with %v, want %v", runs, c.runs)
+			}
+		})
+	}
+}
+
+// The default families of the guest's rz1, the golden that the
+// dashboards' default panels and the slow-disk rule are checked against.
+func TestVdevLatencyDefaultGolden(t *testing.T) {
+	e, _ := hostExporterWith(t, func(d string) error {
+		return benchhost.WriteCaptures(d, "01-created", guestDir("2.4"))
+	}, Config{}, map[string]bool{"vdev_latency": true})
+	compareGolden(t, filepath.Join("testdata", "vdev-latency-openzfs-2.4-rz1.prom"), exposition(t, rz1Latency(gatherByName(t, e))))
+}
+
+// With --collector.vdev_latency.interior-vdevs, a replacing-N or spare-N
+// (named after its parent, as zpool repeats their names) has the figures
+// of a top-level vdev; without it, none.
 // --collector.vdev_latency.max-vdevs keeps the first vdevs in zpool's
 // order, pool by pool, and counts the rest.
 func TestVdevLatencyMaxVdevs(t *testing.T) {
@@ -363,7 +444,7 @@ func TestVdevLatencyMaxVdevs(t *testing.T) {
 	} {
 		e, _ := hostExporterWith(t, func(d string) error {
 			return benchhost.Write(d, benchhost.Spec{Pools: 2, Leaves: 4, Version: "2.3"})
-		}, Config{HistogramsMaxVdevs: c.max}, map[string]bool{"vdev_latency": true})
+		}, Config{Latency: LatencyDetail{QueueLengths: true, RequestSizes: true, MaxVdevs: c.max}}, map[string]bool{"vdev_latency": true})
 		fams := gatherByName(t, e)
 		for _, name := range []string{"zfs_vdev_disk_wait_seconds", "zfs_vdev_request_size_bytes", "zfs_vdev_queue_active"} {
 			vdevs := map[string]map[string]bool{}
@@ -399,6 +480,29 @@ func TestVdevLatencyMaxVdevs(t *testing.T) {
 		f := fams["zfs_exporter_vdev_latency_left_out"]
 		if f == nil || len(f.GetMetric()) != 1 || f.GetMetric()[0].GetGauge().GetValue() != c.leftOut {
 			t.Errorf("max %d: zfs_exporter_vdev_latency_left_out %v, want %v", c.max, f.GetMetric(), c.leftOut)
+		}
+	}
+}
+func TestVdevLatencyInteriorVdevs(t *testing.T) {
+	for _, c := range []struct {
+		scenario, vdev string
+	}{{"04-resilvering", "mirror-0/replacing-1"}, {"06-spare-inuse", "raidz1-0/spare-1"}} {
+		for _, interior := range []bool{false, true} {
+			e, _ := hostExporterWith(t, func(d string) error {
+				return benchhost.WriteCaptures(d, c.scenario, guestDir("2.3"))
+			}, Config{Latency: LatencyDetail{InteriorVdevs: interior}}, map[string]bool{"vdev_latency": true})
+			fams := gatherByName(t, e)
+			for _, name := range []string{"zfs_vdev_disk_wait_seconds", "zfs_vdev_total_wait_seconds"} {
+				n := 0
+				for _, m := range fams[name].GetMetric() {
+					if labelsOf(m)["vdev"] == c.vdev {
+						n++
+					}
+				}
+				if want := map[bool]int{false: 0, true: 2}[interior]; n != want {
+					t.Errorf("%s, interior vdevs %v: %d %s series of %s, want %d", c.scenario, interior, n, name, c.vdev, want)
+				}
+			}
 		}
 	}
 }

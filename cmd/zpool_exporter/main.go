@@ -68,8 +68,7 @@ type options struct {
 	datasetDepth           int
 	snapshotInterval       time.Duration
 	perSnapshot            bool
-	histogramsFull         bool
-	histogramsMaxVdevs     int
+	latency                collector.LatencyDetail
 	scrapeTimeout          time.Duration
 	timeoutOffset          time.Duration
 	iostatInterval         time.Duration
@@ -135,10 +134,18 @@ func run(args []string, stdout, stderr io.Writer) int {
 		Default("5m").DurationVar(&o.snapshotInterval)
 	app.Flag("collector.dataset.per-snapshot", "Also export each snapshot's space and creation time: a series per snapshot of the exported datasets.").
 		BoolVar(&o.perSnapshot)
-	app.Flag("collector.vdev_latency.full-resolution", "Keep all of zpool's histogram buckets (37 for latency, 16 for request sizes) instead of every second one.").
-		BoolVar(&o.histogramsFull)
+	app.Flag("collector.vdev_latency.full-resolution", "Keep all of zpool's histogram buckets (37 for latency, 16 for request sizes) instead of every second one: 22 more series per latency histogram.").
+		BoolVar(&o.latency.FullResolution)
+	app.Flag("collector.vdev_latency.queue-wait", "Also export the wait in ZFS's queue of each I/O class (zfs_vdev_queue_wait_seconds) of every vdev, and the total wait of leaves: 128 more series per leaf.").
+		BoolVar(&o.latency.QueueWait)
+	app.Flag("collector.vdev_latency.request-sizes", "Also export the sizes of the I/Os ZFS issued (zfs_vdev_request_size_bytes), from one more zpool iostat -r per scrape: 140 more series per vdev.").
+		BoolVar(&o.latency.RequestSizes)
+	app.Flag("collector.vdev_latency.queue-lengths", "Also export the lengths of ZFS's queues (zfs_vdev_queue_pending and _active), from one more zpool iostat -q per scrape: 14 more series per vdev.").
+		BoolVar(&o.latency.QueueLengths)
+	app.Flag("collector.vdev_latency.interior-vdevs", "Also export the histograms of the spare-N and replacing-N vdevs that stand between a top-level vdev and its leaves during a resilver.").
+		BoolVar(&o.latency.InteriorVdevs)
 	app.Flag("collector.vdev_latency.max-vdevs", "Export the histograms and queue lengths of at most this many vdevs (pools, top-level vdevs and leaves), the first in zpool's order, and count the rest in zfs_exporter_vdev_latency_left_out; 0 exports all.").
-		Default("500").IntVar(&o.histogramsMaxVdevs)
+		Default("500").IntVar(&o.latency.MaxVdevs)
 	app.Flag("scrape.timeout", "Longest a scrape may take. zpool commands still running then are killed, and their metrics are missing from that scrape; a shorter scrape timeout sent by Prometheus wins.").
 		Default("10s").DurationVar(&o.scrapeTimeout)
 	app.Flag("scrape.timeout-offset", "Time taken off Prometheus's scrape timeout, so that the answer arrives before Prometheus gives up; at least the default.").
@@ -491,7 +498,7 @@ func buildExporter(o options, missing *notInstalled, logger *slog.Logger) (*coll
 	}
 	cfg := collector.Config{ZFS: client, Runner: run, Sampler: zpoolIostat, DiskSampler: diskIostat, DiskAll: o.diskAll,
 		DatasetInclude: o.datasetInclude, DatasetExclude: o.datasetExclude, DatasetDepth: o.datasetDepth, DatasetMax: o.datasetMax,
-		Snapshots: snapshots, HistogramsFull: o.histogramsFull, HistogramsMaxVdevs: o.histogramsMaxVdevs, NotInstalled: missing.tell}
+		Snapshots: snapshots, Latency: o.latency, NotInstalled: missing.tell}
 	if o.replayDir != "" {
 		// A replay's disks, if it has any, are laid out like the host's.
 		cfg.ProcRoot = filepath.Join(o.replayDir, "proc")
