@@ -134,7 +134,8 @@ var waits = []struct{ name, family, what string }{
 }
 
 // latencyRow is zpool iostat -w, -r and -q: how long I/Os took, how large
-// they were and how many waited, from the vdev_latency collector. The
+// they were and how many waited, from the vdev_latency collector: first
+// what it sends by default, then its detail row. The
 // histograms count since the pool's import, so each panel reads their
 // rate: what the last $__rate_interval added.
 func latencyRow(b *board) {
@@ -172,31 +173,43 @@ func latencyRow(b *board) {
 			q(s.quantile(0.99, "zfs_vdev_disk_wait_seconds", "instance, pool, vdev", leaves, d.match), "{{pool}} {{vdev}} p99")))
 	}
 
+	latencyDetailRow(b)
+}
+
+// latencyDetailRow is what the exporter sends only when asked, each
+// family behind a flag of its own: request sizes (zpool iostat -r), queue
+// lengths (-q) and the waits in ZFS's queue of each class. Each panel
+// names its flag, so that an empty one says how to fill it.
+func latencyDetailRow(b *board) {
+	s := b.s
+	b.row("Latency detail (exporter flags)")
+	sizes := " Needs --collector.vdev_latency.request-sizes." + latencyNote
 	for _, r := range []struct{ name, match, what string }{
 		{"Individual", `request="individual"`, "as ZFS queued them"},
 		{"Aggregated", `request="aggregated"`, "merged with their neighbours into one larger I/O"},
 	} {
 		b.WithPanel(b.heatmap(
 			r.name+" request sizes",
-			fmt.Sprintf("Sizes of the I/Os ZFS issued %s, every class together (zpool iostat -r): each cell the I/Os per second in one size bucket. The pool rows, summed over the pools chosen.", r.what)+latencyNote,
+			fmt.Sprintf("Sizes of the I/Os ZFS issued %s, every class together (zpool iostat -r): each cell the I/Os per second in one size bucket. The pool rows, summed over the pools chosen.", r.what)+sizes,
 			"bytes", 6, 8,
 			hq(s.bucketSum("zfs_vdev_request_size_bytes", s.root(), r.match))))
 	}
 	b.WithPanel(b.timeseries("Mean request size per class",
-		"Mean size of the I/Os of each class (sync and async reads and writes, scrub, trim, rebuild), individual as ZFS queued them and aggregated with their neighbours, for each pool (zpool iostat -r). Aggregated well above individual means ZFS merges small I/Os into larger ones. zpool keeps no sum: each I/O counts at the bottom of its bucket, which is exact for sizes that are powers of two."+latencyNote,
+		"Mean size of the I/Os of each class (sync and async reads and writes, scrub, trim, rebuild), individual as ZFS queued them and aggregated with their neighbours, for each pool (zpool iostat -r). Aggregated well above individual means ZFS merges small I/Os into larger ones. zpool keeps no sum: each I/O counts at the bottom of its bucket, which is exact for sizes that are powers of two."+sizes,
 		"bytes", 12, 8,
 		q(s.mean("zfs_vdev_request_size_bytes", "instance, pool, class, request", s.root()), "{{pool}} {{class}} {{request}}")))
 
+	queues := " Needs --collector.vdev_latency.queue-lengths." + latencyNote
 	b.WithPanel(b.stacked("Queued I/Os per class",
-		"I/Os waiting in ZFS's queues of each pool, per class, not yet issued to a disk (zpool iostat -q pend), stacked. A queue that keeps growing means the disks take I/Os slower than they come."+latencyNote,
+		"I/Os waiting in ZFS's queues of each pool, per class, not yet issued to a disk (zpool iostat -q pend), stacked. A queue that keeps growing means the disks take I/Os slower than they come."+queues,
 		"short", 8, 8,
 		q(fmt.Sprintf("sum by (instance, pool, class) (zfs_vdev_queue_pending%s and on(instance, pool, vdev) (%s))", s.pool(), s.root()), "{{pool}} {{class}}")))
 	b.WithPanel(b.stacked("Active I/Os per class",
-		"I/Os of each pool issued to its disks and not yet completed, per class (zpool iostat -q activ), stacked. ZFS caps them per disk and class (zfs_vdev_*_max_active)."+latencyNote,
+		"I/Os of each pool issued to its disks and not yet completed, per class (zpool iostat -q activ), stacked. ZFS caps them per disk and class (zfs_vdev_*_max_active)."+queues,
 		"short", 8, 8,
 		q(fmt.Sprintf("sum by (instance, pool, class) (zfs_vdev_queue_active%s and on(instance, pool, vdev) (%s))", s.pool(), s.root()), "{{pool}} {{class}}")))
 	b.WithPanel(b.timeseries("Queue wait p99 per class",
-		"99th percentile of how long I/Os of each class waited in ZFS's queue of each pool before their issue to a disk (zpool iostat -w syncq_wait, asyncq_wait, scrub, trim, rebuild)."+latencyNote,
+		"99th percentile of how long I/Os of each class waited in ZFS's queue of each pool before their issue to a disk (zpool iostat -w syncq_wait, asyncq_wait, scrub, trim, rebuild). Needs --collector.vdev_latency.queue-wait."+latencyNote,
 		"s", 8, 8,
 		q(s.quantile(0.99, "zfs_vdev_queue_wait_seconds", "instance, pool, class", s.root()), "{{pool}} {{class}}")))
 }

@@ -198,16 +198,17 @@ func readsLatency(node parser.Node) bool {
 	return false
 }
 
-// The golden of the vdev_latency families holds one pool, rz1, but no
+// The goldens of the vdev_latency families hold one pool, rz1, but no
 // zfs_vdev_info, which the panels join to tell the pool row, the
 // top-level vdevs and the leaves apart: rz1's vdev tree comes from a
 // golden of the same guest's pools. rz1 is raidz1-0 of virtio-zd07 to
 // zd09, the log virtio-zd10 and the cache virtio-zd11 (and a spare,
 // virtio-zd12, which has no histograms).
 const (
-	latencyGolden = "vdev-latency-openzfs-2.4-rz1.prom"
-	treeGolden    = "openzfs-2.4-guest-04-resilvering.prom"
-	latencyPool   = "rz1"
+	latencyGolden       = "vdev-latency-openzfs-2.4-rz1.prom"
+	latencyDetailGolden = "vdev-latency-openzfs-2.4-rz1-detail.prom"
+	treeGolden          = "openzfs-2.4-guest-04-resilvering.prom"
+	latencyPool         = "rz1"
 )
 
 // vdevLevel is which vdevs a panel's series must be.
@@ -225,34 +226,44 @@ var levelVdevs = map[vdevLevel][]string{
 	leafVdevs:     {"virtio-zd07", "virtio-zd08", "virtio-zd09", "virtio-zd10", "virtio-zd11"},
 }
 
-// latencyPanels are the panels that read the vdev_latency collector, by
-// file and title, with the vdevs their series are of.
-var latencyPanels = map[string]vdevLevel{
-	"zfs-io.json Read disk wait":                    poolRows,
-	"zfs-io.json Write disk wait":                   poolRows,
-	"zfs-io.json Read total wait":                   poolRows,
-	"zfs-io.json Write total wait":                  poolRows,
-	"zfs-io.json Read wait p99 per top-level vdev":  topLevelVdevs,
-	"zfs-io.json Write wait p99 per top-level vdev": topLevelVdevs,
-	"zfs-io.json Read disk wait per leaf vdev":      leafVdevs,
-	"zfs-io.json Write disk wait per leaf vdev":     leafVdevs,
-	"zfs-io.json Individual request sizes":          poolRows,
-	"zfs-io.json Aggregated request sizes":          poolRows,
-	"zfs-io.json Mean request size per class":       poolRows,
-	"zfs-io.json Queued I/Os per class":             poolRows,
-	"zfs-io.json Active I/Os per class":             poolRows,
-	"zfs-io.json Queue wait p99 per class":          poolRows,
-	"zfs-benchmark.json Pool disk wait":             poolRows,
-	"zfs-benchmark.json Pool total wait":            poolRows,
+// latencyPanel is a panel that reads the vdev_latency collector: the
+// vdevs its series are of, and the exporter flag it needs ("" for what
+// the exporter sends by default).
+type latencyPanel struct {
+	level vdevLevel
+	flag  string
 }
 
-// latencyInput is the golden of the vdev_latency families with rz1's
-// vdev tree, all of one instance, as promtool input series.
-func latencyInput(t *testing.T) []map[string]string {
+// latencyPanels are the panels that read the vdev_latency collector, by
+// file and title.
+var latencyPanels = map[string]latencyPanel{
+	"zfs-io.json Read disk wait":                    {poolRows, ""},
+	"zfs-io.json Write disk wait":                   {poolRows, ""},
+	"zfs-io.json Read total wait":                   {poolRows, ""},
+	"zfs-io.json Write total wait":                  {poolRows, ""},
+	"zfs-io.json Read wait p99 per top-level vdev":  {topLevelVdevs, ""},
+	"zfs-io.json Write wait p99 per top-level vdev": {topLevelVdevs, ""},
+	"zfs-io.json Read disk wait per leaf vdev":      {leafVdevs, ""},
+	"zfs-io.json Write disk wait per leaf vdev":     {leafVdevs, ""},
+	"zfs-io.json Individual request sizes":          {poolRows, "request-sizes"},
+	"zfs-io.json Aggregated request sizes":          {poolRows, "request-sizes"},
+	"zfs-io.json Mean request size per class":       {poolRows, "request-sizes"},
+	"zfs-io.json Queued I/Os per class":             {poolRows, "queue-lengths"},
+	"zfs-io.json Active I/Os per class":             {poolRows, "queue-lengths"},
+	"zfs-io.json Queue wait p99 per class":          {poolRows, "queue-wait"},
+	"zfs-benchmark.json Pool disk wait":             {poolRows, ""},
+	"zfs-benchmark.json Pool total wait":            {poolRows, ""},
+}
+
+// latencyInput is a golden of the vdev_latency families (latencyGolden,
+// what the exporter sends by default, or latencyDetailGolden, every
+// family) with rz1's vdev tree, all of one instance, as promtool input
+// series.
+func latencyInput(t *testing.T, golden string) []map[string]string {
 	t.Helper()
 	dir := filepath.Dir(contract.GoldenGlob)
-	instance := latencyGolden
-	input := expositionSeries(t, filepath.Join(dir, latencyGolden), instance)
+	instance := golden
+	input := expositionSeries(t, filepath.Join(dir, golden), instance)
 	tree := 0
 	for _, s := range expositionSeries(t, filepath.Join(dir, treeGolden), instance) {
 		if strings.HasPrefix(s["series"], "zfs_vdev_info{") && strings.Contains(s["series"], fmt.Sprintf("pool=%q", latencyPool)) {
@@ -339,15 +350,16 @@ func evaluate(t *testing.T, input []map[string]string, exprs []string) [][]gotSa
 // each of the vdevs it should: the pool rows, the top-level vdevs or the
 // leaves, never a sum over several levels (which would count each I/O
 // twice or more). A heatmap gives each bucket of its family once, with
-// the pool rows' rate alone.
+// the pool rows' rate alone. The panels of the default series answer over
+// what the exporter sends with its default flags; the others over every
+// family, and their description names the flag that turns theirs on.
 func TestLatencyPanelsOnLatencyGolden(t *testing.T) {
-	input := latencyInput(t)
 	vals := map[string]string{"instance": ".+", "pool": ".+", "__rate_interval": "5m", "__interval": "1m", "__range": "1h"}
 
 	type evalCase struct {
 		key, where string
 		heatmap    bool
-		level      vdevLevel
+		panel      latencyPanel
 		expr       string
 	}
 	var cases []evalCase
@@ -361,13 +373,16 @@ func TestLatencyPanelsOnLatencyGolden(t *testing.T) {
 				if err != nil || !readsLatency(node) {
 					continue
 				}
-				level, ok := latencyPanels[key]
+				lp, ok := latencyPanels[key]
 				if !ok {
 					t.Errorf("%s reads the vdev_latency collector: list it in latencyPanels", where(b, p))
 					continue
 				}
+				if lp.flag != "" && !strings.Contains(p.Description, "--collector.vdev_latency."+lp.flag) {
+					t.Errorf("%s: its description does not name --collector.vdev_latency.%s, which it needs", where(b, p), lp.flag)
+				}
 				seen[key] = true
-				cases = append(cases, evalCase{key, where(b, p) + " target " + tg.RefID, p.Type == "heatmap", level, render.Interpolate(tg.Expr, vals)})
+				cases = append(cases, evalCase{key, where(b, p) + " target " + tg.RefID, p.Type == "heatmap", lp, render.Interpolate(tg.Expr, vals)})
 			}
 		}
 	}
@@ -376,42 +391,50 @@ func TestLatencyPanelsOnLatencyGolden(t *testing.T) {
 			t.Errorf("latencyPanels names %q, which reads no vdev_latency family", key)
 		}
 	}
-	exprs := make([]string, len(cases))
-	for i, c := range cases {
-		exprs[i] = c.expr
-	}
-	got := evaluate(t, input, exprs)
-
-	for i, c := range cases {
-		if len(got[i]) == 0 {
-			t.Errorf("%s: no series from %s", c.where, latencyGolden)
-			continue
+	for _, golden := range []string{latencyGolden, latencyDetailGolden} {
+		input := latencyInput(t, golden)
+		var these []evalCase
+		for _, c := range cases {
+			if (c.panel.flag == "") == (golden == latencyGolden) {
+				these = append(these, c)
+			}
 		}
-		switch {
-		case c.heatmap:
-			checkHeatmap(t, c.where, c.expr, input, got[i])
-		case c.level == poolRows:
-			queues := strings.Contains(c.expr, "zfs_vdev_queue_pending") || strings.Contains(c.expr, "zfs_vdev_queue_active")
-			for _, s := range got[i] {
-				if s.labels["pool"] != latencyPool || s.labels["vdev"] != "" {
-					t.Errorf("%s: series %v, want one per pool without vdev", c.where, s.labels)
+		exprs := make([]string, len(these))
+		for i, c := range these {
+			exprs[i] = c.expr
+		}
+		got := evaluate(t, input, exprs)
+		for i, c := range these {
+			if len(got[i]) == 0 {
+				t.Errorf("%s: no series from %s", c.where, golden)
+				continue
+			}
+			switch {
+			case c.heatmap:
+				checkHeatmap(t, c.where, c.expr, input, got[i])
+			case c.panel.level == poolRows:
+				queues := strings.Contains(c.expr, "zfs_vdev_queue_pending") || strings.Contains(c.expr, "zfs_vdev_queue_active")
+				for _, s := range got[i] {
+					if s.labels["pool"] != latencyPool || s.labels["vdev"] != "" {
+						t.Errorf("%s: series %v, want one per pool without vdev", c.where, s.labels)
+					}
+					if queues && s.value != 1 {
+						t.Errorf("%s: %v is %g I/Os, want 1: the pool row's alone", c.where, s.labels, s.value)
+					}
 				}
-				if queues && s.value != 1 {
-					t.Errorf("%s: %v is %g I/Os, want 1: the pool row's alone", c.where, s.labels, s.value)
+			default:
+				vdevs := map[string]bool{}
+				for _, s := range got[i] {
+					vdevs[s.labels["vdev"]] = true
 				}
-			}
-		default:
-			vdevs := map[string]bool{}
-			for _, s := range got[i] {
-				vdevs[s.labels["vdev"]] = true
-			}
-			var names []string
-			for v := range vdevs {
-				names = append(names, v)
-			}
-			sort.Strings(names)
-			if !slices.Equal(names, levelVdevs[c.level]) {
-				t.Errorf("%s: series of vdevs %q, want %q", c.where, names, levelVdevs[c.level])
+				var names []string
+				for v := range vdevs {
+					names = append(names, v)
+				}
+				sort.Strings(names)
+				if want := levelVdevs[c.panel.level]; !slices.Equal(names, want) {
+					t.Errorf("%s: series of vdevs %q over %s, want %q", c.where, names, golden, want)
+				}
 			}
 		}
 	}
