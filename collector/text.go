@@ -46,8 +46,11 @@ func WriteText(w io.Writer, format expfmt.Format, base []*dto.MetricFamily, r Re
 		} else if f := ours[j]; len(f.written) == 0 && f.info.legacy {
 			err = t.family(f)
 			j++
+		} else if fam := f.build(); f.info.legacy && classicHistograms(fam) {
+			err = t.histograms(fam)
+			j++
 		} else {
-			err = enc.Encode(f.build())
+			err = enc.Encode(fam)
 			j++
 		}
 		if err != nil {
@@ -115,6 +118,94 @@ func (t *textWriter) family(f *family) error {
 		b = append(b, ' ')
 		b = appendFloat(b, p.value)
 		b = append(b, '\n')
+		if len(b) >= 32<<10 {
+			if _, err := t.w.Write(b); err != nil {
+				return err
+			}
+			b = b[:0]
+		}
+	}
+	t.buf = b
+	_, err := t.w.Write(b)
+	return err
+}
+
+// classicHistograms reports whether fam holds classic histograms alone,
+// without the native buckets, float counts, exemplars or timestamps that
+// only expfmt writes: the latency histograms, a third of a scrape's series
+// at a thousand vdevs, which expfmt wrote at four times the cost of
+// histograms below.
+func classicHistograms(fam *dto.MetricFamily) bool {
+	if fam.GetType() != dto.MetricType_HISTOGRAM {
+		return false
+	}
+	for _, m := range fam.Metric {
+		h := m.GetHistogram()
+		if h == nil || m.TimestampMs != nil || h.Schema != nil || h.SampleCountFloat != nil || len(h.Exemplars) > 0 {
+			return false
+		}
+		for _, b := range h.Bucket {
+			if b.CumulativeCountFloat != nil || b.Exemplar != nil {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// histograms writes a family of classic histograms, sorted, whose name and
+// label names need no quoting, line for line as expfmt would: each bucket,
+// the +Inf one if missing, the sum and the count, counts written as
+// floats.
+func (t *textWriter) histograms(fam *dto.MetricFamily) error {
+	name := fam.GetName()
+	b := append(t.buf[:0], "# HELP "...)
+	b = append(b, name...)
+	b = append(b, ' ')
+	b = appendEscaped(b, helpEscaper, fam.GetHelp())
+	b = append(b, "\n# TYPE "...)
+	b = append(b, name...)
+	b = append(b, " histogram\n"...)
+	var labels []byte // the metric's label pairs, each ended by a comma
+	sample := func(suffix string, le []byte, v float64) {
+		b = append(b, name...)
+		b = append(b, suffix...)
+		if len(labels) > 0 || le != nil {
+			b = append(b, '{')
+			b = append(b, labels...)
+			if le != nil {
+				b = append(b, `le="`...)
+				b = append(b, le...)
+				b = append(b, `",`...)
+			}
+			b[len(b)-1] = '}'
+		}
+		b = append(b, ' ')
+		b = appendFloat(b, v)
+		b = append(b, '\n')
+	}
+	var le []byte
+	for _, m := range fam.Metric {
+		labels = labels[:0]
+		for _, l := range m.Label {
+			labels = append(labels, l.GetName()...)
+			labels = append(labels, `="`...)
+			labels = appendEscaped(labels, valueEscaper, l.GetValue())
+			labels = append(labels, `",`...)
+		}
+		h := m.GetHistogram()
+		inf := false
+		for _, bucket := range h.Bucket {
+			bound := bucket.GetUpperBound()
+			inf = inf || math.IsInf(bound, +1)
+			le = appendFloat(le[:0], bound)
+			sample("_bucket", le, float64(bucket.GetCumulativeCount()))
+		}
+		if !inf {
+			sample("_bucket", append(le[:0], "+Inf"...), float64(h.GetSampleCount()))
+		}
+		sample("_sum", nil, h.GetSampleSum())
+		sample("_count", nil, float64(h.GetSampleCount()))
 		if len(b) >= 32<<10 {
 			if _, err := t.w.Write(b); err != nil {
 				return err

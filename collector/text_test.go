@@ -22,6 +22,8 @@ func TestWriteTextAsExpfmt(t *testing.T) {
 	bare := desc("text", "bare", "No labels.")
 	hist := prometheus.NewDesc("zfs_text_latency_seconds", "A histogram.", []string{"pool"}, nil)
 	descInfos.Store(hist, newDescInfo("zfs_text_latency_seconds", "A histogram.", []string{"pool"}))
+	wait := desc("text", "wait_seconds", "Histograms written without expfmt.", "vdev", "pool")
+	bareHist := desc("text", "bare_seconds", "A histogram without labels.")
 	collect := func(ch chan<- prometheus.Metric) {
 		for i, v := range []float64{0, 1, -1, 0.5, 1e-300, 1.7e308, math.NaN(), math.Inf(1), math.Inf(-1), 12345678901234567890} {
 			gauge(ch, state, v, "mirror-"+string(rune('0'+i)), "tank", "online")
@@ -34,6 +36,9 @@ func TestWriteTextAsExpfmt(t *testing.T) {
 		gauge(ch, bare, 2)
 		ch <- keyed{prometheus.MustNewConstHistogram(hist, 3, 1.5, map[float64]uint64{1: 1, 2: 3}, "tank"), "tank"}
 		ch <- keyed{prometheus.MustNewConstHistogram(hist, 1, 0.5, map[float64]uint64{1: 1, 2: 1}, "backup"), "backup"}
+		ch <- keyed{prometheus.MustNewConstHistogram(wait, 1500000, 12345.678, map[float64]uint64{1.6383e-05: 0, 1: 1234567, 17.179869183: 1500000}, "mirror-0", "tank"), "mirror-0\x00tank"}
+		ch <- keyed{prometheus.MustNewConstHistogram(wait, 3, math.NaN(), map[float64]uint64{1: 1, math.Inf(1): 3}, `a "quoted" \ vdev`, "tank"), "a\x00tank"}
+		ch <- keyed{prometheus.MustNewConstHistogram(bareHist, 0, 0, map[float64]uint64{0.5: 0}), ""}
 	}
 	own := prometheus.NewRegistry()
 	for _, name := range []string{"go_things", "zfs_text_between", "zzz_last"} {

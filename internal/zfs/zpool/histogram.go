@@ -176,6 +176,8 @@ type histogramParser struct {
 
 	tables []Histograms
 	cur    Histograms // the table being read
+	fields []string   // the fields of the row being read
+	block  []uint64   // counts not yet given to a row
 	top    int        // column groups of its text header
 	blank  bool       // an empty line came since the last table
 }
@@ -356,18 +358,25 @@ func (p *histogramParser) dashesLine(text string) error {
 // and its counts.
 func (p *histogramParser) row(text string) error {
 	i := len(p.cur.Bounds)
-	var fields []string
+	// The fields go into one buffer for every row: a table of -w at a
+	// thousand leaves is some 60,000 rows.
+	fields := p.fields[:0]
 	if p.mode == modeScripted {
 		if !strings.Contains(text, "\t") {
 			return fmt.Errorf("expected a tab-separated bucket row of table %q, found %q", p.cur.Name, text)
 		}
-		fields = strings.Split(text, "\t")
+		for f := range strings.SplitSeq(text, "\t") {
+			fields = append(fields, f)
+		}
 	} else {
 		if isSolidSeparator(text) {
 			return p.truncated()
 		}
-		fields = strings.Fields(text)
+		for f := range strings.FieldsSeq(text) {
+			fields = append(fields, f)
+		}
 	}
+	p.fields = fields
 	if err := p.checkBound(fields[0], i); err != nil {
 		return err
 	}
@@ -382,7 +391,12 @@ func (p *histogramParser) row(text string) error {
 	if len(counts) != len(p.cur.Columns) {
 		return fmt.Errorf("bucket %s has %d counts, table %q has %d columns", fields[0], len(counts), p.cur.Name, len(p.cur.Columns))
 	}
-	row := make([]uint64, len(counts))
+	// The rows of a table share one block of counts.
+	if len(p.block) < len(counts) {
+		p.block = make([]uint64, len(counts)*p.spec.rows)
+	}
+	row := p.block[:len(counts):len(counts)]
+	p.block = p.block[len(counts):]
 	for j, f := range counts {
 		n, err := parseCount(f)
 		if err != nil {
