@@ -48,7 +48,7 @@ func answeredNo(err error) bool {
 // CommandKind names a command line for the exporter's own metrics, short
 // and the same on every host: the program, its subcommand and the option
 // that picks the form of its output ("zpool status -j", "zpool iostat -w",
-// "zpool get all-vdevs", "zfs list -t snapshot"), without pool names or
+// "zpool get all-vdevs", "zfs list -j -t snapshot"), without pool names or
 // property lists. Programs other than zpool and zfs are named alone.
 func CommandKind(program string, args []string) string {
 	if program != "zpool" && program != "zfs" || len(args) == 0 || strings.HasPrefix(args[0], "-") {
@@ -78,6 +78,9 @@ func CommandKind(program string, args []string) string {
 	kind := program + " " + sub
 	switch {
 	case program == "zfs":
+		if strings.Contains(flags, "j") {
+			kind += " -j"
+		}
 		if typ == "snapshot" {
 			kind += " -t snapshot"
 		}

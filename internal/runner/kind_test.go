@@ -31,7 +31,8 @@ func TestCommandKind(t *testing.T) {
 		{"zpool version", "zpool version"},
 		{"zfs list -Hp -t filesystem,volume -o " + datasetProps, "zfs list"},
 		{"zfs list -Hp -r -t filesystem,volume -o " + datasetProps + " tank r10", "zfs list"},
-		{"zfs list -j --json-int -t filesystem,volume -o " + datasetProps, "zfs list"},
+		{"zfs list -j --json-int -t filesystem,volume -o " + datasetProps, "zfs list -j"},
+		{"zfs list -j --json-int -t snapshot -o name,creation", "zfs list -j -t snapshot"},
 		{"zfs list -Hp -t snapshot -o name,creation,used", "zfs list -t snapshot"},
 		{"zfs get -Hp -o name,property,value type,used", "zfs get"},
 		// Other programs are named alone.
