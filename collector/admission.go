@@ -19,7 +19,7 @@ const (
 const exporterMetrics = "exporter"
 
 var droppedSeriesDesc = desc("exporter", "dropped_series_total",
-	"Series dropped before they left the exporter, by the collector that made them: invalid (could not be built from what was read) or duplicate (a second series with the same labels in one scrape). Each drop is logged.",
+	"Series dropped before they left the exporter, by the collector that made them: invalid (could not be built from what was read) or duplicate (a second series with the same labels in one scrape). A series appears at the first drop; each drop is logged.",
 	"collector", "reason")
 
 // maxLoggedDrops bounds the dropped series remembered so that each is
@@ -111,15 +111,15 @@ func (e *Exporter) dropped(collector, reason string, d *prometheus.Desc, what st
 
 type dropKey struct{ collector, reason string }
 
-// collectDrops sends the drop counts of every enabled collector, zeros
-// included, so that an alert on their increase sees the first drop.
+// collectDrops sends the drop counts of the collectors that dropped a
+// series. A drop is a fault to look into (the log says which series and
+// why): zeros for every collector and reason would be most of the
+// exporter's own series on a healthy host.
 func (e *Exporter) collectDrops(ch chan<- prometheus.Metric) {
 	e.mu.Lock()
 	drops := maps.Clone(e.drops)
 	e.mu.Unlock()
-	for _, c := range append(e.Enabled(), exporterMetrics) {
-		for _, reason := range []string{dropDuplicate, dropInvalid} {
-			counter(ch, droppedSeriesDesc, drops[dropKey{c, reason}], c, reason)
-		}
+	for k, n := range drops {
+		counter(ch, droppedSeriesDesc, n, k.collector, k.reason)
 	}
 }

@@ -152,14 +152,18 @@ func TestScrapeDropsBadSeriesAndSurvivesPanics(t *testing.T) {
 			}
 		}
 		for labels, want := range map[[2]string]float64{
-			{"twice", "duplicate"}:  float64(scrape),
-			{"twice", "invalid"}:    float64(scrape),
-			{"fine", "duplicate"}:   0,
-			{"exporter", "invalid"}: 0,
+			{"twice", "duplicate"}: float64(scrape),
+			{"twice", "invalid"}:   float64(scrape),
 		} {
 			v, ok := value(fams, "zfs_exporter_dropped_series_total", map[string]string{"collector": labels[0], "reason": labels[1]})
 			if !ok || v != want {
 				t.Errorf("scrape %d: dropped_series_total%v = %v (present %v), want %v", scrape, labels, v, ok, want)
+			}
+		}
+		// Only drops are counted: no zeros for what dropped nothing.
+		for _, labels := range [][2]string{{"fine", "duplicate"}, {"fine", "invalid"}, {"exporter", "invalid"}} {
+			if v, ok := value(fams, "zfs_exporter_dropped_series_total", map[string]string{"collector": labels[0], "reason": labels[1]}); ok {
+				t.Errorf("scrape %d: dropped_series_total%v = %v, want no series", scrape, labels, v)
 			}
 		}
 	}

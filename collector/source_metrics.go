@@ -80,33 +80,54 @@ func (e *Exporter) collectSourceMetrics(ch chan<- prometheus.Metric) {
 
 var (
 	commandRunsDesc = desc("exporter", "command_runs_total",
-		"Processes started per command line.", "command")
+		"Processes started, by kind of command: program, subcommand and the option that picks the output form (zpool status -j, zpool get all-vdevs). The command lines of one kind, one per pool for example, count together.", "command")
 	commandFailuresDesc = desc("exporter", "command_failures_total",
-		"Runs of a command line that failed, timeouts included.", "command")
-	commandTimeoutsDesc = desc("exporter", "command_timeouts_total",
-		"Runs of a command line killed at the scrape deadline.", "command")
-	commandRefusedDesc = desc("exporter", "command_refused_total",
-		"Runs not started because an earlier process of the same command line had not exited.", "command")
+		"Runs of a kind of command that failed, by reason: error (failed or could not start), timeout (killed at the scrape deadline), refused (not started: an earlier process of the same command line had not exited). A series appears at its first failure; a form that an older zpool refuses at start is no failure. The log says which command failed and why.", "command", "reason")
 	commandHungDesc = desc("exporter", "command_hung",
-		"1 while a process of the command line was killed but has not exited (zpool stuck in the kernel, for example on a suspended pool).", "command")
+		"1 while a process of a kind of command was killed but has not exited (zpool stuck in the kernel, for example on a suspended pool).", "command")
 )
 
-// collectCommandMetrics reports the runner's per-command counts, when the
-// runner keeps them.
+// commandCounts is what the metrics say of one kind of command.
+type commandCounts struct {
+	runs, errors, timeouts, refused uint64
+	hung                            bool
+}
+
+// collectCommandMetrics reports the runner's counts by kind of command,
+// when the runner keeps them. Kinds keep the series few and their labels
+// short on a host of many pools, whose command lines name each pool.
 func (e *Exporter) collectCommandMetrics(ch chan<- prometheus.Metric) {
 	r, ok := e.cfg.Runner.(runner.StatsReporter)
 	if !ok {
 		return
 	}
-	for line, st := range r.Stats() {
-		counter(ch, commandRunsDesc, float64(st.Runs), line)
-		counter(ch, commandFailuresDesc, float64(st.Failures), line)
-		counter(ch, commandTimeoutsDesc, float64(st.Timeouts), line)
-		counter(ch, commandRefusedDesc, float64(st.Refused), line)
+	kinds := map[string]*commandCounts{}
+	for _, st := range r.Stats() {
+		c := kinds[st.Kind]
+		if c == nil {
+			c = &commandCounts{}
+			kinds[st.Kind] = c
+		}
+		c.runs += st.Runs
+		c.errors += st.Failures - st.Timeouts
+		c.timeouts += st.Timeouts
+		c.refused += st.Refused
+		c.hung = c.hung || st.StillRunning
+	}
+	for kind, c := range kinds {
+		counter(ch, commandRunsDesc, float64(c.runs), kind)
+		for _, f := range []struct {
+			reason string
+			n      uint64
+		}{{"error", c.errors}, {"timeout", c.timeouts}, {"refused", c.refused}} {
+			if f.n > 0 {
+				counter(ch, commandFailuresDesc, float64(f.n), kind, f.reason)
+			}
+		}
 		hung := 0.0
-		if st.StillRunning {
+		if c.hung {
 			hung = 1
 		}
-		gauge(ch, commandHungDesc, hung, line)
+		gauge(ch, commandHungDesc, hung, kind)
 	}
 }

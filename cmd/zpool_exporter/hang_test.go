@@ -91,7 +91,7 @@ func TestHungZpool(t *testing.T) {
 		}
 	}
 	timeouts := 0.0
-	for _, s := range m.Series("zfs_exporter_command_timeouts_total", nil) {
+	for _, s := range m.Series("zfs_exporter_command_failures_total", map[string]string{"reason": "timeout"}) {
 		timeouts += e2e.Value(s)
 	}
 	if timeouts == 0 {

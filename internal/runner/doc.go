@@ -45,5 +45,6 @@
 //
 // Stats gives per command line counts of runs, failures, timeouts and
 // refusals, and whether something of a finished run is still there (and
-// what), for the exporter's zfs_exporter_command_* metrics.
+// what), each line with its kind (CommandKind), which the exporter's
+// zfs_exporter_command_* metrics count by.
 package runner

@@ -84,7 +84,7 @@ type Exec struct {
 // slot is the one process a command line may have, and for Run the result
 // that its callers share. Fields are guarded by Exec.mu.
 type slot struct {
-	line    string
+	run     // the command line, as the stats count it
 	stream  bool
 	proc    *process  // nil while starting
 	over    time.Time // set when the run ended while something of its process is still there
@@ -136,6 +136,7 @@ func (e *Exec) Run(ctx context.Context, name string, args ...string) ([]byte, er
 	if err := ctx.Err(); err != nil {
 		return nil, &Error{Command: line, ExitCode: -1, Err: err}
 	}
+	r := newRun(ctx, line, name, args)
 	began := time.Now()
 	e.mu.Lock()
 	s, busy := e.slots[line]
@@ -143,13 +144,13 @@ func (e *Exec) Run(ctx context.Context, name string, args ...string) ([]byte, er
 	case busy && (s.stream || !s.over.IsZero() || s.waiters == 0):
 		err := refusal(s)
 		e.mu.Unlock()
-		e.stats.refused(line)
+		e.stats.refused(r)
 		return nil, err
 	case busy:
 		s.waiters++
 		s.shared = true
 	default:
-		s = &slot{line: line, waiters: 1, done: make(chan struct{})}
+		s = &slot{run: r, waiters: 1, done: make(chan struct{})}
 		e.slots[line] = s
 		var pctx context.Context
 		pctx, s.cancel = e.processContext(ctx)
@@ -217,7 +218,7 @@ func (s *slot) result() ([]byte, error) {
 // execute runs the process of a slot and publishes its result.
 func (e *Exec) execute(ctx context.Context, s *slot, start time.Time, name string, args []string) {
 	defer s.cancel(nil)
-	e.stats.started(s.line)
+	e.stats.started(s.run)
 	maxOutput := outputLimit(ctx, e.maxOutput)
 	stdout := newLimitedBuffer(maxOutput, false)
 	stdout.grow(outputSizeHint(ctx, maxOutput))
@@ -299,7 +300,7 @@ func exitResult(line string, waitErr error, stdout []byte, stderr string) ([]byt
 
 // publish hands the result of a Run to its callers.
 func (e *Exec) publish(s *slot, start time.Time, out []byte, err error, killed bool) {
-	e.stats.finished(s.line, time.Since(start), err)
+	e.stats.finished(s.run, time.Since(start), err)
 	e.mu.Lock()
 	s.out, s.err = out, err
 	e.settle(s, killed)

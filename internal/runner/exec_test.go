@@ -440,3 +440,28 @@ func BenchmarkRun(b *testing.B) {
 		}
 	}
 }
+
+// A probe that exits non-zero is zpool answering no; one killed at its
+// deadline did not answer, and counts as a failure and a timeout.
+func TestProbeStats(t *testing.T) {
+	standIn(t, "zpool", `case "$1" in status) echo "invalid option 'j'" >&2; exit 2;; *) sleep 1000;; esac`)
+	e := NewExec(ExecOptions{})
+	probe := Probe(context.Background())
+	for _, tc := range []struct {
+		ctx                     context.Context
+		args                    []string
+		wantFailures, wantTimed uint64
+	}{
+		{probe, []string{"status", "-j"}, 0, 0},
+		{context.Background(), []string{"status", "-p"}, 1, 0},
+		{probe, []string{"iostat", "-w"}, 1, 1},
+	} {
+		ctx, cancel := context.WithTimeout(tc.ctx, 200*time.Millisecond)
+		_, err := e.Run(ctx, "zpool", tc.args...)
+		cancel()
+		line := CommandLine("zpool", tc.args...)
+		if st := e.Stats()[line]; err == nil || st.Runs != 1 || st.Failures != tc.wantFailures || st.Timeouts != tc.wantTimed {
+			t.Errorf("%s: %v, stats = %+v, want 1 run, %d failures, %d timeouts", line, err, st, tc.wantFailures, tc.wantTimed)
+		}
+	}
+}

@@ -521,13 +521,14 @@ func (r *Replay) Run(ctx context.Context, name string, args ...string) ([]byte, 
 	if err := ctx.Err(); err != nil {
 		return nil, &Error{Command: line, ExitCode: -1, Err: err}
 	}
-	r.stats.started(line)
+	counted := newRun(ctx, line, name, args)
+	r.stats.started(counted)
 	c, err := r.lookup(r.Step(), line)
 	var out []byte
 	if err == nil {
 		out, err = c.result(line)
 	}
-	r.stats.finished(line, 0, err)
+	r.stats.finished(counted, 0, err)
 	return out, err
 }
 
@@ -567,12 +568,13 @@ func (r *Replay) StartStream(ctx context.Context, name string, args ...string) (
 	if err := ctx.Err(); err != nil {
 		return nil, &Error{Command: line, ExitCode: -1, Err: err}
 	}
+	counted := newRun(ctx, line, name, args)
 	if _, _, err := r.lookupStream(r.Step(), line); err != nil {
-		r.stats.started(line)
-		r.stats.finished(line, 0, err)
+		r.stats.started(counted)
+		r.stats.finished(counted, 0, err)
 		return nil, err
 	}
-	r.stats.started(line)
+	r.stats.started(counted)
 	pr, pw := io.Pipe()
 	s := &replayStream{PipeReader: pr, closed: make(chan struct{})}
 	go r.feed(ctx, s, pw, line)

@@ -9,8 +9,11 @@ import (
 // CommandStats counts what happened to one command line, for the exporter's
 // own metrics (zfs_exporter_command_runs_total{command} and the like).
 type CommandStats struct {
+	// Kind is what the metrics call the command line (CommandKind): the
+	// lines of one kind, one per pool for example, are counted together.
+	Kind         string
 	Runs         uint64        // processes started; a run shared by concurrent callers counts once
-	Failures     uint64        // runs that ended in an error, timeouts included
+	Failures     uint64        // runs that ended in an error, timeouts included; not a probe's no
 	Timeouts     uint64        // runs killed at their deadline
 	Refused      uint64        // calls refused because an earlier process had not exited (ErrStillRunning)
 	LastDuration time.Duration // wall time of the last finished run
@@ -37,32 +40,38 @@ type statsTable struct {
 	m  map[string]*CommandStats
 }
 
-func (t *statsTable) update(line string, f func(*CommandStats)) {
+// run is a command line as the stats count it.
+type run struct {
+	line, kind string
+	probe      bool // a capability probe: see Probe
+}
+
+func (t *statsTable) update(r run, f func(*CommandStats)) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.m == nil {
 		t.m = map[string]*CommandStats{}
 	}
-	s := t.m[line]
+	s := t.m[r.line]
 	if s == nil {
-		s = &CommandStats{}
-		t.m[line] = s
+		s = &CommandStats{Kind: r.kind}
+		t.m[r.line] = s
 	}
 	f(s)
 }
 
-func (t *statsTable) started(line string) {
-	t.update(line, func(s *CommandStats) { s.Runs++ })
+func (t *statsTable) started(r run) {
+	t.update(r, func(s *CommandStats) { s.Runs++ })
 }
 
-func (t *statsTable) refused(line string) {
-	t.update(line, func(s *CommandStats) { s.Refused++ })
+func (t *statsTable) refused(r run) {
+	t.update(r, func(s *CommandStats) { s.Refused++ })
 }
 
-func (t *statsTable) finished(line string, took time.Duration, err error) {
-	t.update(line, func(s *CommandStats) {
+func (t *statsTable) finished(r run, took time.Duration, err error) {
+	t.update(r, func(s *CommandStats) {
 		s.LastDuration = took
-		if err != nil {
+		if err != nil && !(r.probe && answeredNo(err)) {
 			s.Failures++
 		}
 		if errors.Is(err, ErrTimeout) {

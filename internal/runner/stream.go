@@ -23,25 +23,26 @@ func (e *Exec) StartStream(ctx context.Context, name string, args ...string) (io
 	if err := ctx.Err(); err != nil {
 		return nil, &Error{Command: line, ExitCode: -1, Err: err}
 	}
+	counted := newRun(ctx, line, name, args)
 	e.mu.Lock()
 	if s, busy := e.slots[line]; busy {
 		err := refusal(s)
 		e.mu.Unlock()
-		e.stats.refused(line)
+		e.stats.refused(counted)
 		return nil, err
 	}
-	s := &slot{line: line, stream: true}
+	s := &slot{run: counted, stream: true}
 	e.slots[line] = s
 	e.mu.Unlock()
 
-	e.stats.started(line)
+	e.stats.started(counted)
 	start := time.Now()
 	r, w := io.Pipe()
 	stderr := newLimitedBuffer(e.maxStderr, true)
 	p, err := startProcess(name, args, childEnv(e.env), w, stderr, e.wait)
 	if err != nil {
 		err = &Error{Command: line, ExitCode: -1, Err: err}
-		e.stats.finished(line, time.Since(start), err)
+		e.stats.finished(counted, time.Since(start), err)
 		e.mu.Lock()
 		e.release(s)
 		e.mu.Unlock()
@@ -95,14 +96,14 @@ func (st *stream) watch(ctx context.Context) {
 		}
 		st.unreaped = !gone
 		st.err = &Error{Command: st.s.line, ExitCode: -1, Stderr: st.stderr.String(), Err: err}
-		st.e.stats.finished(st.s.line, time.Since(st.start), nil) // stopped on purpose: not a failure
+		st.e.stats.finished(st.s.run, time.Since(st.start), nil) // stopped on purpose: not a failure
 	} else {
 		// As for Run: the output is whole once the command has exited, and
 		// the reader must not wait for what it left stuck in the kernel.
 		st.p.waitOutput()
 		st.p.waitGone(min(st.e.grace, reapWait))
 		_, st.err = exitResult(st.s.line, st.p.err, nil, st.stderr.String())
-		st.e.stats.finished(st.s.line, time.Since(st.start), st.err)
+		st.e.stats.finished(st.s.run, time.Since(st.start), st.err)
 	}
 	st.w.CloseWithError(st.err) // after all of the output: nil is io.EOF
 	st.e.mu.Lock()

@@ -91,6 +91,8 @@ func (c *Client) detected() (caps Capabilities, ok bool, failed int, err error) 
 
 func (c *Client) detect(ctx context.Context) (Capabilities, error) {
 	var caps Capabilities
+	// The forms an older zpool refuses are no failures of its commands.
+	probe := runner.Probe(ctx)
 	// The best status form whose output this exporter can also parse. -t
 	// and -i add each leaf's TRIM and initialization (OpenZFS 0.8+):
 	// without them the JSON has neither, and the text only an active one.
@@ -112,7 +114,7 @@ func (c *Client) detect(ctx context.Context) (Capabilities, error) {
 	}
 	caps.StatusFormat, caps.StatusArgs = StatusText, []string{"status"}
 	for _, p := range probes {
-		out, err := c.zpool(ctx, p.args...)
+		out, err := c.zpool(probe, p.args...)
 		// A zpool that is not installed says nothing of what it can do:
 		// detection waits for one, rather than settle for the text.
 		if runner.Inconclusive(ctx, err) || errors.Is(err, runner.ErrNotFound) {
@@ -128,7 +130,7 @@ func (c *Client) detect(ctx context.Context) (Capabilities, error) {
 		c.logger.Debug("zpool status form not available", "args", strings.Join(p.args, " "), "err", err)
 	}
 	for _, args := range getForms {
-		_, err := c.zpool(ctx, args...)
+		_, err := c.zpool(probe, args...)
 		if runner.Inconclusive(ctx, err) {
 			return caps, fmt.Errorf("detecting zpool capabilities: %w", err)
 		}

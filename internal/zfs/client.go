@@ -55,6 +55,8 @@ type Client struct {
 	lackedStates bool // the last JSON status lacked a vdev's state
 	noHistograms bool // zpool iostat refused -w, -r or -q
 	noVersion    bool // zpool refused the version command
+	// The forms learned by asking that have answered once (learning).
+	answered map[string]bool
 	// The first form of `zpool list -v` this zpool has not refused (an
 	// index in vdevListForms; past its end, none is left).
 	vdevListForm int
@@ -126,9 +128,36 @@ func (c *Client) run(ctx context.Context, tool, command string, args []string) (
 	if tool != "zpool" {
 		subcommand = tool + " " + subcommand // the limits of zpool's keep their keys
 	}
+	ctx = runner.WithProgram(ctx, tool) // counted as zpool or zfs whatever the path
 	out, err := c.cfg.Runner.Run(c.limits.context(ctx, subcommand), command, args...)
 	if n, raised := c.limits.learn(subcommand, out, err); raised {
 		c.logger.Warn(tool+"'s output passed the limit; the next run may print more", "subcommand", subcommand, "err", err, "limit_bytes", n)
 	}
 	return out, err
+}
+
+// learning marks ctx as a capability probe's (runner.Probe) until what,
+// a command whose refusal the client learns from, has answered once: its
+// "invalid option" on an older zpool is then an answer, not a failure in
+// the exporter's command metrics. Once it answered, a failure counts.
+func (c *Client) learning(ctx context.Context, what string) context.Context {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.answered[what] {
+		return ctx
+	}
+	return runner.Probe(ctx)
+}
+
+// learned notes that what answered, when err is nil.
+func (c *Client) learned(what string, err error) {
+	if err != nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.answered == nil {
+		c.answered = map[string]bool{}
+	}
+	c.answered[what] = true
 }

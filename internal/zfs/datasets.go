@@ -109,7 +109,9 @@ func (c *Client) list(ctx context.Context, learned *listing, pools []string) (*d
 	q := *learned
 	c.mu.Unlock()
 	for {
-		out, err := c.zfs(ctx, withPools(q.args(), pools)...)
+		what := "zfs list " + q.types
+		out, err := c.zfs(c.learning(ctx, what), withPools(q.args(), pools)...)
+		c.learned(what, err)
 		if err != nil {
 			next, learned := q.without(err)
 			if !learned || runner.Inconclusive(ctx, err) {

@@ -91,7 +91,9 @@ func (c *Client) iostatTables(ctx context.Context, flag string) ([]byte, error) 
 	if refused {
 		return nil, ErrNoHistograms
 	}
-	out, err := c.zpool(ctx, "iostat", "-vHp", flag)
+	what := "iostat " + flag
+	out, err := c.zpool(c.learning(ctx, what), "iostat", "-vHp", flag)
+	c.learned(what, err)
 	if err == nil || runner.Inconclusive(ctx, err) {
 		return out, err
 	}

@@ -73,7 +73,12 @@ func (c *Client) VdevProperties(ctx context.Context, pool string, properties ...
 	// read as an option. It goes before the first operand, as getopt
 	// without glibc's reordering (FreeBSD, illumos) stops there.
 	asked := c.knownVdevProperties(properties)
-	out, err := c.zpool(ctx, "get", "-Hp", "--", strings.Join(asked, ","), pool, "all-vdevs")
+	get := func() ([]byte, error) {
+		out, err := c.zpool(c.learning(ctx, SourceVdevProperties), "get", "-Hp", "--", strings.Join(asked, ","), pool, "all-vdevs")
+		c.learned(SourceVdevProperties, err)
+		return out, err
+	}
+	out, err := get()
 	for err != nil && !runner.Inconclusive(ctx, err) && len(asked) > 1 {
 		// A property of a later release (sit_out is 2.4's) fails the
 		// whole run: it is left out from then on.
@@ -83,7 +88,7 @@ func (c *Client) VdevProperties(ctx context.Context, pool string, properties ...
 		}
 		c.refuseVdevProperty(refused, err)
 		asked = c.knownVdevProperties(properties)
-		out, err = c.zpool(ctx, "get", "-Hp", "--", strings.Join(asked, ","), pool, "all-vdevs")
+		out, err = get()
 	}
 	if !known {
 		if runner.Inconclusive(ctx, err) {

@@ -101,7 +101,7 @@ func datasets(t *testing.T, mnt string) {
 	// The text was read, the mountpoint of two lines with it: the
 	// figures above came through it, and JSON was never asked for.
 	for _, c := range m.Series("zfs_exporter_command_runs_total", nil) {
-		if strings.HasPrefix(e2e.Label(c, "command"), "zfs list -j --json-int -t filesystem,volume ") && e2e.Value(c) > 0 {
+		if e2e.Label(c, "command") == "zfs list -j" && e2e.Value(c) > 0 {
 			t.Errorf("the datasets were listed with %s: the text was not read", e2e.Label(c, "command"))
 		}
 	}
