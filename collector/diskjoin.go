@@ -256,7 +256,8 @@ func (r diskResolver) lookup(p string, devs blockDevices) (string, bool) {
 }
 
 // follow returns the real path of p. Most vdev paths are one link to the
-// device node (/dev/disk/by-id/X -> ../../sda): such a link is read, and
+// device node (/dev/disk/by-id/X -> ../../sda), and most entries of
+// /sys/class/block one link to the device's directory: such a link is read, and
 // its target taken when it is no link and the very file p leads to, in
 // three system calls, where EvalSymlinks takes one per component of the
 // path, which at a thousand leaves was a third of a --once.
@@ -293,7 +294,7 @@ func (r diskResolver) partitionInSysfs(name string, devs blockDevices) (string, 
 	if _, err := os.Stat(filepath.Join(entry, "partition")); err != nil {
 		return "", false
 	}
-	real, err := filepath.EvalSymlinks(entry)
+	real, err := r.follow(entry)
 	if err != nil {
 		return "", false
 	}
