@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/zpool-exporter/zpool_exporter/internal/runner"
 	"github.com/zpool-exporter/zpool_exporter/internal/zfs/zpool"
@@ -89,10 +90,30 @@ func (c *Client) detected() (caps Capabilities, ok bool, failed int, err error) 
 	return *c.caps, true, c.detectFailed, c.detectErr
 }
 
+// detect finds the status form and the get form. Neither depends on the
+// other, so they are probed side by side: detection then takes the time of
+// the slower, not of both. A pool that hangs zpool (suspended) then
+// leaves at most the get probe hung beside the status probe, as it leaves
+// a scrape's `zpool get` beside its status: pool properties never waited
+// for status, and the runner keeps one process per command line.
 func (c *Client) detect(ctx context.Context) (Capabilities, error) {
 	var caps Capabilities
-	// The best status form whose output this exporter can also parse. -t
-	// and -i add each leaf's TRIM and initialization (OpenZFS 0.8+):
+	var getErr error
+	var wg sync.WaitGroup
+	wg.Go(func() { caps.GetArgs, getErr = c.detectGet(ctx) })
+	var err error
+	caps.StatusFormat, caps.StatusArgs, err = c.detectStatus(ctx)
+	wg.Wait()
+	if err == nil {
+		err = getErr
+	}
+	return caps, err
+}
+
+// detectStatus finds the best status form whose output this exporter can
+// also parse; the text when no other form works.
+func (c *Client) detectStatus(ctx context.Context) (format string, args []string, err error) {
+	// -t and -i add each leaf's TRIM and initialization (OpenZFS 0.8+):
 	// without them the JSON has neither, and the text only an active one.
 	parseJSON := func(b []byte) error {
 		_, err := zpool.ParseStatusJSON(bytes.NewReader(b))
@@ -110,35 +131,38 @@ func (c *Client) detect(ctx context.Context) (Capabilities, error) {
 		{StatusExact, []string{"status", "-s", "-p"}, nil},
 		{StatusExact, []string{"status", "-p"}, nil},
 	}
-	caps.StatusFormat, caps.StatusArgs = StatusText, []string{"status"}
 	for _, p := range probes {
 		out, err := c.zpool(ctx, p.args...)
 		// A zpool that is not installed says nothing of what it can do:
 		// detection waits for one, rather than settle for the text.
 		if runner.Inconclusive(ctx, err) || errors.Is(err, runner.ErrNotFound) {
-			return caps, fmt.Errorf("detecting zpool capabilities: %w", err)
+			return "", nil, fmt.Errorf("detecting zpool capabilities: %w", err)
 		}
 		if err == nil && p.parse != nil {
 			err = p.parse(out)
 		}
 		if err == nil {
-			caps.StatusFormat, caps.StatusArgs = p.format, p.args
-			break
+			return p.format, p.args, nil
 		}
 		c.logger.Debug("zpool status form not available", "args", strings.Join(p.args, " "), "err", err)
 	}
+	return StatusText, []string{"status"}, nil
+}
+
+// detectGet finds the first form of getForms that works; nil when none
+// does.
+func (c *Client) detectGet(ctx context.Context) ([]string, error) {
 	for _, args := range getForms {
 		_, err := c.zpool(ctx, args...)
 		if runner.Inconclusive(ctx, err) {
-			return caps, fmt.Errorf("detecting zpool capabilities: %w", err)
+			return nil, fmt.Errorf("detecting zpool capabilities: %w", err)
 		}
 		if err == nil {
-			caps.GetArgs = args
-			break
+			return args, nil
 		}
 		c.logger.Debug("zpool get form not available", "args", strings.Join(args, " "), "err", err)
 	}
-	return caps, nil
+	return nil, nil
 }
 
 // vdevProperties says whether vdev properties work here: known is false
