@@ -57,9 +57,11 @@ func (c *vdevIOCollector) Update(ctx context.Context, s *zfs.Scrape, ch chan<- p
 		}
 		c.sampler.Expect(all)
 	}
-	if caps, _ := s.Detected(); !caps.VdevPropertiesKnown && len(names) > 0 {
+	if caps, _ := s.Detected(); !caps.VdevPropertiesKnown && caps.StatusFormat != zfs.StatusJSON && len(names) > 0 {
 		// The first read tells whether this zpool has vdev properties at
-		// all: the other pools wait for its answer rather than ask too.
+		// all: the other pools wait for its answer rather than ask too. A
+		// zpool that prints JSON status (OpenZFS 2.3 on) has them (2.2
+		// on): every pool is asked at once, without that wait.
 		reads.result(names[0])
 	}
 	for _, name := range names {
