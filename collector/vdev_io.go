@@ -80,8 +80,9 @@ func (c *vdevIOCollector) Update(ctx context.Context, s *zfs.Scrape, ch chan<- p
 }
 
 // maxVdevPropertyRuns bounds the zpool processes that read vdev
-// properties at once.
-const maxVdevPropertyRuns = 8
+// properties at once. Past it a scrape waits a whole zpool run more for
+// the rest: 16 keeps hosts of up to that many pools to one round.
+const maxVdevPropertyRuns = 16
 
 // poolVdevProperties is what the vdev properties of one pool gave.
 type poolVdevProperties struct {

@@ -3,6 +3,7 @@ package collector
 import (
 	"context"
 	"log/slog"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -10,6 +11,7 @@ import (
 
 	dto "github.com/prometheus/client_model/go"
 
+	"github.com/zpool-exporter/zpool_exporter/internal/benchhost"
 	"github.com/zpool-exporter/zpool_exporter/internal/runner"
 	"github.com/zpool-exporter/zpool_exporter/internal/zfs"
 )
@@ -89,4 +91,22 @@ func vdevIOExporter(t *testing.T, run runner.Runner) *Exporter {
 		t.Fatal(err)
 	}
 	return e
+}
+
+// A host of ten pools, more than most have, has them all read in one
+// round rather than wait for a slot.
+func TestVdevPropertiesOfTenPoolsReadAtOnce(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "host")
+	if err := benchhost.Write(dir, benchhost.Spec{Pools: 10, Leaves: 2, Version: "2.3"}); err != nil {
+		t.Fatal(err)
+	}
+	replay, err := runner.NewReplay(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := &gatheringRunner{Runner: replay, want: 10, all: make(chan struct{})}
+	gatherFrom(t, vdevIOExporter(t, run).Scraper(context.Background()))
+	if run.most != 10 {
+		t.Errorf("%d reads of vdev properties ran at once, want the 10 pools' together", run.most)
+	}
 }
