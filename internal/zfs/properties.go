@@ -31,7 +31,7 @@ func (c *Client) readProperties(ctx context.Context, detect detection, status fu
 	if err != nil {
 		return nil, err
 	}
-	args, out := caps.GetArgs, probed.get // out: printed by a detection that ran for this read
+	args, out := caps.GetArgs, probed.get // out: printed by the only scrape's detection
 	if !probed.hasGet {
 		if args == nil {
 			st, err := status(ctx)

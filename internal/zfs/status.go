@@ -39,7 +39,7 @@ func (c *Client) readStatus(ctx context.Context, detect detection) (*zpool.Statu
 		return nil, err
 	}
 	args := caps.StatusArgs
-	// A detection that ran for this read printed the status already.
+	// The only scrape's detection printed it already (see NewOnlyScrape).
 	out := probed.status
 	var text <-chan textStatus
 	if !probed.hasStatus {
