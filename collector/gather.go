@@ -47,7 +47,18 @@ var errNotGathered = errors.New("the reading comes from no gather of the collect
 // benchmark history) gather through one Shared: a collector still at work
 // for one of them would refuse to run for another, and be reported failed.
 func (e *Exporter) Gather(ctx context.Context) Reading {
-	r := Reading{Time: time.Now(), scrape: e.cfg.ZFS.NewScrape()}
+	return e.gather(ctx, e.cfg.ZFS.NewScrape())
+}
+
+// GatherOnce is Gather for the only gather of the process (--once), which
+// may detect what zpool can do: it then reads the status and properties
+// from the probes' outputs (see zfs.Client.NewOnlyScrape).
+func (e *Exporter) GatherOnce(ctx context.Context) Reading {
+	return e.gather(ctx, e.cfg.ZFS.NewOnlyScrape())
+}
+
+func (e *Exporter) gather(ctx context.Context, scrape *zfs.Scrape) Reading {
+	r := Reading{Time: time.Now(), scrape: scrape}
 	r.gathered, r.Err = gatherFamilies(e.scraperFor(ctx, r.scrape).collect)
 	return r
 }

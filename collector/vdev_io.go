@@ -57,9 +57,11 @@ func (c *vdevIOCollector) Update(ctx context.Context, s *zfs.Scrape, ch chan<- p
 		}
 		c.sampler.Expect(all)
 	}
-	if caps, _ := s.Detected(); !caps.VdevPropertiesKnown && len(names) > 0 {
+	if caps, _ := s.Detected(); !caps.VdevPropertiesKnown && caps.StatusFormat != zfs.StatusJSON && len(names) > 0 {
 		// The first read tells whether this zpool has vdev properties at
-		// all: the other pools wait for its answer rather than ask too.
+		// all: the other pools wait for its answer rather than ask too. A
+		// zpool that prints JSON status (OpenZFS 2.3 on) has them (2.2
+		// on): every pool is asked at once, without that wait.
 		reads.result(names[0])
 	}
 	for _, name := range names {
@@ -78,8 +80,9 @@ func (c *vdevIOCollector) Update(ctx context.Context, s *zfs.Scrape, ch chan<- p
 }
 
 // maxVdevPropertyRuns bounds the zpool processes that read vdev
-// properties at once.
-const maxVdevPropertyRuns = 8
+// properties at once. Past it a scrape waits a whole zpool run more for
+// the rest: 16 keeps hosts of up to that many pools to one round.
+const maxVdevPropertyRuns = 16
 
 // poolVdevProperties is what the vdev properties of one pool gave.
 type poolVdevProperties struct {

@@ -205,7 +205,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 
 	if o.once {
-		return runOnce(ctx, o, exporter, client, snapshots, base, missing, stdout, logger)
+		return runOnce(ctx, o, exporter, snapshots, base, missing, stdout, logger)
 	}
 	// Everything that may run a command runs under work and is tracked, so
 	// that shutdown can end its commands and wait for them.
@@ -573,9 +573,11 @@ func pageReading(shared *collector.Shared) statuspage.ReadFunc {
 	}
 }
 
-func runOnce(ctx context.Context, o options, exporter *collector.Exporter, client *zfs.Client, snapshots *collector.SnapshotLister, base prometheus.Gatherer,
+func runOnce(ctx context.Context, o options, exporter *collector.Exporter, snapshots *collector.SnapshotLister, base prometheus.Gatherer,
 	missing *notInstalled, stdout io.Writer, logger *slog.Logger) int {
-	detectCapabilities(ctx, client, o.scrapeTimeout, missing, logger)
+	// The scrape detects the capabilities itself rather than wait for a
+	// detection first: zpool version runs beside the probes, and the
+	// status and properties are what the probes printed.
 	if snapshots != nil && slices.Contains(exporter.Enabled(), "dataset") {
 		// Before the scrape, under a deadline of its own: a listing of
 		// many snapshots can take all of one.
@@ -595,7 +597,7 @@ func runOnce(ctx context.Context, o options, exporter *collector.Exporter, clien
 		logger.Error("gathering metrics", "err", err)
 		return 1
 	}
-	reading := exporter.Gather(ctx)
+	reading := exporter.GatherOnce(ctx)
 	if reading.Err != nil {
 		logger.Error("gathering metrics", "err", reading.Err)
 		return 1

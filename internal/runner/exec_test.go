@@ -450,13 +450,14 @@ func TestProbeStats(t *testing.T) {
 	for _, tc := range []struct {
 		ctx                     context.Context
 		args                    []string
+		timeout                 time.Duration // long enough for a loaded machine, but for the one that sleeps
 		wantFailures, wantTimed uint64
 	}{
-		{probe, []string{"status", "-j"}, 0, 0},
-		{context.Background(), []string{"status", "-p"}, 1, 0},
-		{probe, []string{"iostat", "-w"}, 1, 1},
+		{probe, []string{"status", "-j"}, 10 * time.Second, 0, 0},
+		{context.Background(), []string{"status", "-p"}, 10 * time.Second, 1, 0},
+		{probe, []string{"iostat", "-w"}, 200 * time.Millisecond, 1, 1},
 	} {
-		ctx, cancel := context.WithTimeout(tc.ctx, 200*time.Millisecond)
+		ctx, cancel := context.WithTimeout(tc.ctx, tc.timeout)
 		_, err := e.Run(ctx, "zpool", tc.args...)
 		cancel()
 		line := CommandLine("zpool", tc.args...)

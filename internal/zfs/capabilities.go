@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/zpool-exporter/zpool_exporter/internal/runner"
 	"github.com/zpool-exporter/zpool_exporter/internal/zfs/zpool"
@@ -38,26 +39,40 @@ var getForms = [][]string{{"get", "-Hp", "all"}, {"get", "-H", "all"}}
 // Capabilities detects what zpool can do, once. A detection that timed out
 // is not remembered, so a zpool that hung at start is asked again later.
 func (c *Client) Capabilities(ctx context.Context) (Capabilities, error) {
+	caps, _, err := c.capabilities(ctx)
+	return caps, err
+}
+
+// probed is what the probes of a detection printed in the forms chosen,
+// for the only scrape (see NewOnlyScrape).
+type probed struct {
+	status, get       []byte
+	hasStatus, hasGet bool
+}
+
+// capabilities is Capabilities, with what the probes printed when this
+// call ran the detection.
+func (c *Client) capabilities(ctx context.Context) (Capabilities, probed, error) {
 	caps, ok, failed, _ := c.detected()
 	if ok {
-		return caps, nil
+		return caps, probed{}, nil
 	}
 	c.detectMu.Lock()
 	defer c.detectMu.Unlock()
 	caps, ok, failedNow, lastErr := c.detected()
 	if ok {
-		return caps, nil
+		return caps, probed{}, nil
 	}
 	if failedNow != failed {
-		return Capabilities{}, lastErr // one failed while this caller waited
+		return Capabilities{}, probed{}, lastErr // one failed while this caller waited
 	}
-	detected, err := c.detect(ctx)
+	detected, out, err := c.detect(ctx)
 	if err != nil {
 		c.mu.Lock()
 		c.detectErr = err
 		c.detectFailed++
 		c.mu.Unlock()
-		return Capabilities{}, err
+		return Capabilities{}, probed{}, err
 	}
 	// The client keeps its own copy, which learnVdevProperties updates
 	// under mu; detected is this caller's.
@@ -67,7 +82,7 @@ func (c *Client) Capabilities(ctx context.Context) (Capabilities, error) {
 	c.mu.Unlock()
 	c.logger.Info("detected zpool capabilities", "status", strings.Join(detected.StatusArgs, " "),
 		"properties", getDescription(detected.GetArgs))
-	return detected, nil
+	return detected, out, nil
 }
 
 // Detected returns the capabilities once a detection has found them,
@@ -89,12 +104,34 @@ func (c *Client) detected() (caps Capabilities, ok bool, failed int, err error) 
 	return *c.caps, true, c.detectFailed, c.detectErr
 }
 
-func (c *Client) detect(ctx context.Context) (Capabilities, error) {
+// detect finds the status form and the get form. Neither depends on the
+// other, so they are probed side by side: detection then takes the time of
+// the slower, not of both. A pool that hangs zpool (suspended) then
+// leaves at most the get probe hung beside the status probe, as it leaves
+// a scrape's `zpool get` beside its status: pool properties never waited
+// for status, and the runner keeps one process per command line.
+func (c *Client) detect(ctx context.Context) (Capabilities, probed, error) {
 	var caps Capabilities
+	var out probed
+	var getErr error
+	var wg sync.WaitGroup
+	wg.Go(func() { caps.GetArgs, out.get, out.hasGet, getErr = c.detectGet(ctx) })
+	var err error
+	caps.StatusFormat, caps.StatusArgs, out.status, out.hasStatus, err = c.detectStatus(ctx)
+	wg.Wait()
+	if err == nil {
+		err = getErr
+	}
+	return caps, out, err
+}
+
+// detectStatus finds the best status form whose output this exporter can
+// also parse, and returns that output; the text, unread, when no other
+// form works.
+func (c *Client) detectStatus(ctx context.Context) (format string, args []string, out []byte, read bool, err error) {
 	// The forms an older zpool refuses are no failures of its commands.
 	probe := runner.Probe(ctx)
-	// The best status form whose output this exporter can also parse. -t
-	// and -i add each leaf's TRIM and initialization (OpenZFS 0.8+):
+	// -t and -i add each leaf's TRIM and initialization (OpenZFS 0.8+):
 	// without them the JSON has neither, and the text only an active one.
 	parseJSON := func(b []byte) error {
 		_, err := zpool.ParseStatusJSON(bytes.NewReader(b))
@@ -112,35 +149,39 @@ func (c *Client) detect(ctx context.Context) (Capabilities, error) {
 		{StatusExact, []string{"status", "-s", "-p"}, nil},
 		{StatusExact, []string{"status", "-p"}, nil},
 	}
-	caps.StatusFormat, caps.StatusArgs = StatusText, []string{"status"}
 	for _, p := range probes {
 		out, err := c.zpool(probe, p.args...)
 		// A zpool that is not installed says nothing of what it can do:
 		// detection waits for one, rather than settle for the text.
 		if runner.Inconclusive(ctx, err) || errors.Is(err, runner.ErrNotFound) {
-			return caps, fmt.Errorf("detecting zpool capabilities: %w", err)
+			return "", nil, nil, false, fmt.Errorf("detecting zpool capabilities: %w", err)
 		}
 		if err == nil && p.parse != nil {
 			err = p.parse(out)
 		}
 		if err == nil {
-			caps.StatusFormat, caps.StatusArgs = p.format, p.args
-			break
+			return p.format, p.args, out, true, nil
 		}
 		c.logger.Debug("zpool status form not available", "args", strings.Join(p.args, " "), "err", err)
 	}
+	return StatusText, []string{"status"}, nil, false, nil
+}
+
+// detectGet finds the first form of getForms that works, and returns its
+// output; nil args when none does.
+func (c *Client) detectGet(ctx context.Context) (args []string, out []byte, read bool, err error) {
+	probe := runner.Probe(ctx)
 	for _, args := range getForms {
-		_, err := c.zpool(probe, args...)
+		out, err := c.zpool(probe, args...)
 		if runner.Inconclusive(ctx, err) {
-			return caps, fmt.Errorf("detecting zpool capabilities: %w", err)
+			return nil, nil, false, fmt.Errorf("detecting zpool capabilities: %w", err)
 		}
 		if err == nil {
-			caps.GetArgs = args
-			break
+			return args, out, true, nil
 		}
 		c.logger.Debug("zpool get form not available", "args", strings.Join(args, " "), "err", err)
 	}
-	return caps, nil
+	return nil, nil, false, nil
 }
 
 // vdevProperties says whether vdev properties work here: known is false

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -119,5 +120,53 @@ func TestFailureAfterLearningCounts(t *testing.T) {
 	}
 	if st := replay.Stats()["zpool version"]; st.Runs != 2 || st.Failures != 1 {
 		t.Errorf("stats %+v, want 2 runs and 1 failure", st)
+	}
+}
+
+// holdingRunner holds the answer to the command line hold until the line
+// awaited has started, or a while has passed, and tells whether it had:
+// whether the two runs overlapped.
+type holdingRunner struct {
+	runner.Runner
+	hold, awaited string
+
+	once       sync.Once
+	started    chan struct{} // closed when awaited starts
+	overlapped atomic.Bool
+}
+
+func newHoldingRunner(r runner.Runner, hold, awaited string) *holdingRunner {
+	return &holdingRunner{Runner: r, hold: hold, awaited: awaited, started: make(chan struct{})}
+}
+
+func (r *holdingRunner) Run(ctx context.Context, name string, args ...string) ([]byte, error) {
+	switch runner.CommandLine(name, args...) {
+	case r.awaited:
+		r.once.Do(func() { close(r.started) })
+	case r.hold:
+		select {
+		case <-r.started:
+			r.overlapped.Store(true)
+		case <-time.After(2 * time.Second):
+		}
+	}
+	return r.Runner.Run(ctx, name, args...)
+}
+
+// The get form is probed while the status form is: neither waits for the
+// other's answer.
+func TestCapabilitiesProbeStatusAndGetSideBySide(t *testing.T) {
+	replay, err := runner.NewReplayWithOptions("zpool/testdata/openzfs-2.3-guest", runner.ReplayOptions{Scenarios: []string{"18-trim-initialize"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := newHoldingRunner(replay, "zpool status -j --json-int -t -i", "zpool get -Hp all")
+	client := New(Config{Runner: run, Location: time.UTC, Now: func() time.Time { return testNow }}, slog.New(slog.DiscardHandler))
+	caps, err := client.Capabilities(context.Background())
+	if err != nil || caps.StatusFormat != StatusJSON || caps.GetArgs == nil {
+		t.Fatalf("capabilities %+v, error %v; want JSON status and get -Hp", caps, err)
+	}
+	if !run.overlapped.Load() {
+		t.Error("zpool get -Hp all was probed only once the status probe had answered")
 	}
 }

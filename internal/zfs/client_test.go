@@ -369,3 +369,40 @@ func TestVdevPropertyRefused(t *testing.T) {
 		t.Errorf("asked for sit_out %d times, want once", n)
 	}
 }
+
+// The only scrape (--once), which detects the capabilities, takes its
+// status and its properties from what the probes printed rather than run
+// the same commands again a moment later; a server's scrape that detects
+// runs its own.
+func TestOnlyScrapeReadsWhatTheProbesPrinted(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		new  func(*Client) *Scrape
+		runs int // of each command in the scrape
+	}{
+		{"only scrape", (*Client).NewOnlyScrape, 1},
+		{"scrape", (*Client).NewScrape, 2},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			client, run := replayClient(t, "zpool/testdata/openzfs-2.3-guest", "18-trim-initialize")
+			scrape := c.new(client)
+			ctx := context.Background()
+			st, err := scrape.Status(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			props, err := scrape.Properties(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(st.Pools) == 0 || len(props) == 0 {
+				t.Fatalf("%d pools and %d properties", len(st.Pools), len(props))
+			}
+			for _, line := range []string{"zpool status -j --json-int -t -i", "zpool get -Hp all"} {
+				if n := run.runs(line); n != c.runs {
+					t.Errorf("%s ran %d times, want %d", line, n, c.runs)
+				}
+			}
+		})
+	}
+}

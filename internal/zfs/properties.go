@@ -15,41 +15,43 @@ import (
 // notes how the read went in the freshness of zpool_get. Where zpool get
 // takes no -H, it reads the table of the pools that status shows.
 func (c *Client) Properties(ctx context.Context) ([]zpool.Property, error) {
-	return c.properties(ctx, c.Status)
+	return c.properties(ctx, c.detection, c.Status)
 }
 
-// properties is Properties, taking the pools from status.
-func (c *Client) properties(ctx context.Context, status func(context.Context) (*zpool.Status, error)) ([]zpool.Property, error) {
-	props, err := c.readProperties(ctx, status)
+// properties is Properties, with the capabilities from detect, taking the
+// pools from status.
+func (c *Client) properties(ctx context.Context, detect detection, status func(context.Context) (*zpool.Status, error)) ([]zpool.Property, error) {
+	props, err := c.readProperties(ctx, detect, status)
 	c.record(SourceProperties, err)
 	return props, err
 }
 
-func (c *Client) readProperties(ctx context.Context, status func(context.Context) (*zpool.Status, error)) ([]zpool.Property, error) {
-	caps, err := c.Capabilities(ctx)
+func (c *Client) readProperties(ctx context.Context, detect detection, status func(context.Context) (*zpool.Status, error)) ([]zpool.Property, error) {
+	caps, probed, err := detect(ctx)
 	if err != nil {
 		return nil, err
 	}
-	args := caps.GetArgs
-	if args == nil {
-		st, err := status(ctx)
-		if err != nil {
+	args, out := caps.GetArgs, probed.get // out: printed by the only scrape's detection
+	if !probed.hasGet {
+		if args == nil {
+			st, err := status(ctx)
+			if err != nil {
+				return nil, err
+			}
+			if len(st.Pools) == 0 {
+				return nil, nil
+			}
+			// No "--" here: the zpools that take no -H (zfs-fuse, old
+			// Solaris) read get's arguments by position, without getopt,
+			// and take "--" for a pool's name.
+			args = []string{"get", "all"}
+			for _, p := range st.Pools {
+				args = append(args, p.Name)
+			}
+		}
+		if out, err = c.zpool(ctx, args...); err != nil {
 			return nil, err
 		}
-		if len(st.Pools) == 0 {
-			return nil, nil
-		}
-		// No "--" here: the zpools that take no -H (zfs-fuse, old
-		// Solaris) read get's arguments by position, without getopt, and
-		// take "--" for a pool's name.
-		args = []string{"get", "all"}
-		for _, p := range st.Pools {
-			args = append(args, p.Name)
-		}
-	}
-	out, err := c.zpool(ctx, args...)
-	if err != nil {
-		return nil, err
 	}
 	props, err := zpool.ParseGet(bytes.NewReader(out))
 	if err != nil {

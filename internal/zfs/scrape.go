@@ -27,10 +27,24 @@ type Scrape struct {
 	propsOnce sync.Once
 	props     []zpool.Property
 	propsErr  error
+
+	takeProbes bool // see NewOnlyScrape
+	detectOnce sync.Once
+	caps       Capabilities
+	probed     probed
+	detectErr  error
 }
 
 // NewScrape starts a scrape.
 func (c *Client) NewScrape() *Scrape { return &Scrape{Client: c} }
+
+// NewOnlyScrape starts the only scrape of the process (--once), which
+// detects the capabilities itself: its status and properties are then
+// what the probes printed, rather than the same commands run again a
+// moment later. A server detects at its start, long before its scrapes:
+// they run their own, and one that detects (after a detection that
+// failed) runs and counts its commands as the others do.
+func (c *Client) NewOnlyScrape() *Scrape { return &Scrape{Client: c, takeProbes: true} }
 
 // NewScrapeWithStatus starts a scrape whose `zpool status` was read
 // elsewhere, as st or as the error err: its collectors then map that
@@ -57,7 +71,7 @@ func (s *Scrape) Status(ctx context.Context) (*zpool.Status, error) {
 		s.statusRead = make(chan struct{})
 		go func() {
 			defer close(s.statusRead)
-			s.status, s.statusErr = s.Client.Status(ctx)
+			s.status, s.statusErr = s.Client.status(ctx, s.capabilities)
 		}()
 	})
 	var giveUp <-chan time.Time
@@ -84,6 +98,18 @@ func (s *Scrape) Status(ctx context.Context) (*zpool.Status, error) {
 // Properties returns the scrape's pool properties; where they are read as
 // a table of named pools, the pools come from the scrape's Status.
 func (s *Scrape) Properties(ctx context.Context) ([]zpool.Property, error) {
-	s.propsOnce.Do(func() { s.props, s.propsErr = s.properties(ctx, s.Status) })
+	s.propsOnce.Do(func() { s.props, s.propsErr = s.properties(ctx, s.capabilities, s.Status) })
 	return s.props, s.propsErr
+}
+
+// capabilities asks the client for its capabilities once in the scrape,
+// and gives what the probes printed to the only scrape when it ran them.
+func (s *Scrape) capabilities(ctx context.Context) (Capabilities, probed, error) {
+	s.detectOnce.Do(func() {
+		s.caps, s.probed, s.detectErr = s.Client.capabilities(ctx)
+		if !s.takeProbes {
+			s.probed = probed{}
+		}
+	})
+	return s.caps, s.probed, s.detectErr
 }

@@ -12,26 +12,46 @@ import (
 // Status returns the parsed `zpool status` in the best form this zpool
 // has, and notes how the read went in the freshness of zpool_status.
 func (c *Client) Status(ctx context.Context) (*zpool.Status, error) {
-	st, err := c.readStatus(ctx)
+	return c.status(ctx, c.detection)
+}
+
+// detection gives the capabilities, detecting them if need be, and what
+// the probes printed for the reader that takes it.
+type detection func(context.Context) (Capabilities, probed, error)
+
+// detection is the detection of the client's own reads, which take
+// nothing from the probes.
+func (c *Client) detection(ctx context.Context) (Capabilities, probed, error) {
+	caps, err := c.Capabilities(ctx)
+	return caps, probed{}, err
+}
+
+// status is Status, with the capabilities from detect.
+func (c *Client) status(ctx context.Context, detect detection) (*zpool.Status, error) {
+	st, err := c.readStatus(ctx, detect)
 	c.record(SourceStatus, err)
 	return st, err
 }
 
-func (c *Client) readStatus(ctx context.Context) (*zpool.Status, error) {
-	caps, err := c.Capabilities(ctx)
+func (c *Client) readStatus(ctx context.Context, detect detection) (*zpool.Status, error) {
+	caps, probed, err := detect(ctx)
 	if err != nil {
 		return nil, err
 	}
 	args := caps.StatusArgs
+	// The only scrape's detection printed it already (see NewOnlyScrape).
+	out := probed.status
 	var text <-chan textStatus
-	if caps.StatusFormat == StatusJSON && c.jsonLackedStates() {
-		// The text status will be needed again: it runs beside the JSON
-		// rather than after it, so that a slow zpool costs one wait.
-		text = c.readTextStatus(ctx)
-	}
-	out, err := c.zpool(ctx, args...)
-	if err != nil {
-		return nil, err
+	if !probed.hasStatus {
+		if caps.StatusFormat == StatusJSON && c.jsonLackedStates() {
+			// The text status will be needed again: it runs beside the
+			// JSON rather than after it, so that a slow zpool costs one
+			// wait.
+			text = c.readTextStatus(ctx)
+		}
+		if out, err = c.zpool(ctx, args...); err != nil {
+			return nil, err
+		}
 	}
 	cmd := c.cfg.Zpool + " " + strings.Join(args, " ")
 	var st *zpool.Status
