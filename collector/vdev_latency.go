@@ -84,6 +84,14 @@ func (o LatencyDetail) sends(d *prometheus.Desc, role vdevRole) bool {
 	return false
 }
 
+// latencyColumn reports whether a column of -w is read: those of the
+// families sent for some vdev, so that the queue waits are not parsed
+// when they are not sent.
+func (o LatencyDetail) latencyColumn(name string) bool {
+	m, ok := latencyColumns[name]
+	return ok && (o.sends(m.desc, rolePool) || o.sends(m.desc, roleLeaf))
+}
+
 // latencyColumns maps the columns of -w to a family and its last label.
 var latencyColumns = map[string]struct {
 	desc  *prometheus.Desc
@@ -124,9 +132,9 @@ func (c *vdevLatencyCollector) Update(ctx context.Context, s *zfs.Scrape, ch cha
 	none := vdevTables{err: zfs.ErrNoHistograms}
 	latency, sizes, queues := none, none, none
 	var wg sync.WaitGroup
-	wg.Go(func() { latency.tables, latency.err = s.Histograms(ctx, zpool.LatencyHistogram) })
+	wg.Go(func() { latency.tables, latency.err = s.Histograms(ctx, zpool.LatencyHistogram, c.latencyColumn) })
 	if c.RequestSizes {
-		wg.Go(func() { sizes.tables, sizes.err = s.Histograms(ctx, zpool.SizeHistogram) })
+		wg.Go(func() { sizes.tables, sizes.err = s.Histograms(ctx, zpool.SizeHistogram, nil) })
 	}
 	if c.QueueLengths {
 		wg.Go(func() { queues.rows, queues.err = s.Queues(ctx) })

@@ -71,7 +71,7 @@ func TestLearningLeavesNoFailures(t *testing.T) {
 		client.VdevList(ctx)
 		client.Version(ctx)
 		client.VdevProperties(ctx, "tank", "read_bytes", "write_bytes")
-		client.Histograms(ctx, zpool.LatencyHistogram)
+		client.Histograms(ctx, zpool.LatencyHistogram, nil)
 		client.Queues(ctx)
 	}
 	stats := replay.Stats()

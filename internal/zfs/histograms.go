@@ -29,7 +29,7 @@ var ErrNoHistograms = errors.New("this zpool has no latency or request-size hist
 // pool was imported, in print order. The first refusal of an option is
 // remembered: from then on it returns ErrNoHistograms without running
 // zpool.
-func (c *Client) Histograms(ctx context.Context, kind zpool.HistogramKind) ([]zpool.Histograms, error) {
+func (c *Client) Histograms(ctx context.Context, kind zpool.HistogramKind, keep func(column string) bool) ([]zpool.Histograms, error) {
 	flag, source := "-w", SourceLatency
 	if kind == zpool.SizeHistogram {
 		flag, source = "-r", SourceSizes
@@ -40,7 +40,7 @@ func (c *Client) Histograms(ctx context.Context, kind zpool.HistogramKind) ([]zp
 	}
 	var tables []zpool.Histograms
 	if err == nil {
-		tables, err = zpool.ParseHistograms(bytes.NewReader(out), kind)
+		tables, err = zpool.ParseHistogramColumns(bytes.NewReader(out), kind, keep)
 		if err != nil {
 			err = fmt.Errorf("parsing output of `zpool iostat -vHp %s`: %w", flag, err)
 		}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -801,6 +802,72 @@ func TestParseHistogramsCounts(t *testing.T) {
 		got, err := parseCount(tc.in)
 		if (err != nil) != tc.err || got != tc.want {
 			t.Errorf("parseCount(%q) = %d, %v; want %d, error %v", tc.in, got, err, tc.want, tc.err)
+		}
+	}
+}
+
+// Keeping some columns gives what every column gives, less the others:
+// the same tables, bounds and counts of the columns kept, in their order,
+// for every fixture, text and -H, of both kinds.
+func TestParseHistogramColumns(t *testing.T) {
+	paths, err := filepath.Glob(filepath.Join("testdata", "histogram", "*.txt"))
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no fixtures: %v", err)
+	}
+	keeps := map[string]func(string) bool{
+		"waits":  func(c string) bool { return strings.HasPrefix(c, "disk_wait") || strings.HasPrefix(c, "total_wait") },
+		"scrub":  func(c string) bool { return strings.HasPrefix(c, "scrub") },
+		"none":   func(string) bool { return false },
+		"every":  func(string) bool { return true },
+		"second": func(c string) bool { return c == "total_wait_write" || c == "sync_read_agg" },
+	}
+	for _, path := range paths {
+		kind := LatencyHistogram
+		if strings.HasPrefix(filepath.Base(path), "size") {
+			kind = SizeHistogram
+		}
+		data := sample.MustRead(t, path).Body
+		all, err := ParseHistograms(bytes.NewReader(data), kind)
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		for name, keep := range keeps {
+			got, err := ParseHistogramColumns(bytes.NewReader(data), kind, keep)
+			if err != nil {
+				t.Fatalf("%s, %s: %v", path, name, err)
+			}
+			if len(got) != len(all) {
+				t.Fatalf("%s, %s: %d tables, want %d", path, name, len(got), len(all))
+			}
+			for i, tab := range all {
+				want := Histograms{Name: tab.Name, Break: tab.Break, Bounds: tab.Bounds, Columns: []string{}}
+				var cols []int
+				for j, c := range tab.Columns {
+					if keep(c) {
+						cols = append(cols, j)
+						want.Columns = append(want.Columns, c)
+					}
+				}
+				for _, row := range tab.Counts {
+					r := []uint64{}
+					for _, j := range cols {
+						r = append(r, row[j])
+					}
+					want.Counts = append(want.Counts, r)
+				}
+				g := got[i]
+				if g.Columns == nil {
+					g.Columns = []string{}
+				}
+				for k := range g.Counts {
+					if g.Counts[k] == nil {
+						g.Counts[k] = []uint64{}
+					}
+				}
+				if !reflect.DeepEqual(g, want) {
+					t.Errorf("%s, %s: table %d is %+v, want %+v", path, name, i, g, want)
+				}
+			}
 		}
 	}
 }
