@@ -18,10 +18,16 @@ var CapturesExporter = capturesExporter
 // GeneratedExporterWithout is generatedExporter with the default
 // collectors, the vdev_latency collector only when latency is true.
 func GeneratedExporterWithout(tb testing.TB, s benchhost.Spec, latency bool) (*Exporter, *runner.Replay) {
+	return GeneratedExporterWithLatency(tb, s, latency, LatencyDetail{})
+}
+
+// GeneratedExporterWithLatency is GeneratedExporterWithout with the
+// vdev_latency collector's detail.
+func GeneratedExporterWithLatency(tb testing.TB, s benchhost.Spec, latency bool, detail LatencyDetail) (*Exporter, *runner.Replay) {
 	on := map[string]bool{}
 	for name, f := range factories {
 		on[name] = f.defaultEnabled
 	}
 	on["vdev_latency"] = latency
-	return hostExporterWith(tb, func(dir string) error { return benchhost.Write(dir, s) }, Config{}, on)
+	return hostExporterWith(tb, func(dir string) error { return benchhost.Write(dir, s) }, Config{Latency: detail}, on)
 }

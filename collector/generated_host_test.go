@@ -112,16 +112,30 @@ func BenchmarkGeneratedHost(b *testing.B) {
 	}
 }
 
-// BenchmarkVdevLatency is a scrape of every collector with the
-// vdev_latency collector's histograms and queue lengths and without them,
-// at 10, 100 and 1,000 vdevs (a pool, its mirrors and their leaves), with
-// the series of one scrape.
+// BenchmarkVdevLatency is a scrape of every collector at 10, 100 and
+// 1,000 vdevs (a pool, its mirrors and their leaves) at each level of the
+// vdev_latency collector's detail: off, its default, and each flag alone
+// and all together, with the series of one scrape. The README's table of
+// what each flag costs per vdev comes from it.
 func BenchmarkVdevLatency(b *testing.B) {
+	levels := []struct {
+		name   string
+		on     bool
+		detail collector.LatencyDetail
+	}{
+		{"off", false, collector.LatencyDetail{}},
+		{"default", true, collector.LatencyDetail{}},
+		{"full-resolution", true, collector.LatencyDetail{FullResolution: true}},
+		{"queue-wait", true, collector.LatencyDetail{QueueWait: true}},
+		{"request-sizes", true, collector.LatencyDetail{RequestSizes: true}},
+		{"queue-lengths", true, collector.LatencyDetail{QueueLengths: true}},
+		{"all", true, collector.LatencyDetail{FullResolution: true, QueueWait: true, RequestSizes: true, QueueLengths: true}},
+	}
 	for _, leaves := range []int{6, 66, 666} {
-		for _, on := range []bool{true, false} {
+		for _, l := range levels {
 			spec := benchhost.Spec{Pools: 1, Leaves: leaves, Version: "2.3"}
-			b.Run(fmt.Sprintf("vdevs=%d/histograms=%v", 1+leaves/2+leaves, on), func(b *testing.B) {
-				h, _ := metricsOf(collector.GeneratedExporterWithout(b, spec, on))
+			b.Run(fmt.Sprintf("vdevs=%d/%s", 1+leaves/2+leaves, l.name), func(b *testing.B) {
+				h, _ := metricsOf(collector.GeneratedExporterWithLatency(b, spec, l.on, l.detail))
 				rec := httptest.NewRecorder()
 				h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/metrics", nil))
 				series := 0
