@@ -134,9 +134,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		Default("5m").DurationVar(&o.snapshotInterval)
 	app.Flag("collector.dataset.per-snapshot", "Also export each snapshot's space and creation time: a series per snapshot of the exported datasets.").
 		BoolVar(&o.perSnapshot)
-	app.Flag("collector.vdev_latency.full-resolution", "Keep all of zpool's histogram buckets (37 for latency, 16 for request sizes) instead of every second one: 22 more series per latency histogram.").
+	app.Flag("collector.vdev_latency.full-resolution", "Keep all of zpool's histogram buckets (37 for latency, 16 for request sizes) instead of every second one: 25 more series per latency histogram, 8 per request-size one.").
 		BoolVar(&o.latency.FullResolution)
-	app.Flag("collector.vdev_latency.queue-wait", "Also export the wait in ZFS's queue of each I/O class (zfs_vdev_queue_wait_seconds) of every vdev, and the total wait of leaves: 128 more series per leaf.").
+	app.Flag("collector.vdev_latency.queue-wait", "Also export the wait in ZFS's queue of each I/O class (zfs_vdev_queue_wait_seconds) of every vdev, and the total wait of leaves: 98 more series per vdev, 126 per leaf.").
 		BoolVar(&o.latency.QueueWait)
 	app.Flag("collector.vdev_latency.request-sizes", "Also export the sizes of the I/Os ZFS issued (zfs_vdev_request_size_bytes), from one more zpool iostat -r per scrape: 140 more series per vdev.").
 		BoolVar(&o.latency.RequestSizes)
