@@ -49,6 +49,8 @@ func (a *admission) send(collector string, m prometheus.Metric) {
 	switch k := m.(type) {
 	case plainMetric:
 		key, ok = k.key, true
+	case histogramMetric:
+		key, ok = k.key, true
 	case keyed:
 		key, ok = k.key, true
 	}

@@ -1,7 +1,6 @@
 package collector
 
 import (
-	"cmp"
 	"fmt"
 	"iter"
 	"slices"
@@ -125,8 +124,9 @@ type family struct {
 	info    *descInfo
 	typ     dto.MetricType
 	plain   []plainMetric
-	order   []int32         // indexes into plain, sorted by key
-	written []writtenMetric // metrics other than plainMetric (histograms)
+	order   []int32 // indexes into plain, sorted by key
+	hists   []histogramMetric
+	written []writtenMetric // metrics other than plainMetric and histogramMetric
 }
 
 // sorted returns the family's plain metrics in the order of their keys,
@@ -161,6 +161,7 @@ func add(byName map[string]*family, m prometheus.Metric) error {
 	var (
 		typ     dto.MetricType
 		plain   plainMetric
+		hist    histogramMetric
 		written writtenMetric
 	)
 	if p, ok := m.(plainMetric); ok {
@@ -168,6 +169,8 @@ func add(byName map[string]*family, m prometheus.Metric) error {
 		if p.valueType == prometheus.CounterValue {
 			typ = dto.MetricType_COUNTER
 		}
+	} else if h, ok := m.(histogramMetric); ok {
+		hist, typ = h, dto.MetricType_HISTOGRAM
 	} else {
 		pb := &dto.Metric{}
 		if err := m.Write(pb); err != nil {
@@ -198,9 +201,12 @@ func add(byName map[string]*family, m prometheus.Metric) error {
 	case f.typ != typ || f.info.help != info.help:
 		return fmt.Errorf("metric %s is a %s, or its help differs, in a family of %s", m.Desc(), typ, f.typ)
 	}
-	if written.m != nil {
+	switch {
+	case written.m != nil:
 		f.written = append(f.written, written)
-	} else {
+	case hist.desc != nil:
+		f.hists = append(f.hists, hist)
+	default:
 		f.plain = append(f.plain, plain)
 	}
 	return nil
@@ -213,7 +219,16 @@ func add(byName map[string]*family, m prometheus.Metric) error {
 func (f *family) build() *dto.MetricFamily {
 	name, help, typ := f.info.name, f.info.help, f.typ
 	fam := &dto.MetricFamily{Name: &name, Help: &help, Type: &typ}
-	all := append(make([]writtenMetric, 0, len(f.written)+len(f.plain)), f.written...)
+	all := append(make([]writtenMetric, 0, len(f.written)+len(f.hists)+len(f.plain)), f.written...)
+	for _, h := range f.hists {
+		m := &dto.Metric{}
+		h.Write(m)
+		values := make([]string, len(m.Label))
+		for i, l := range m.Label {
+			values[i] = l.GetValue()
+		}
+		all = append(all, writtenMetric{values: values, m: m})
+	}
 	if len(f.plain) > 0 {
 		labels := len(f.info.labels)
 		metrics := make([]dto.Metric, len(f.plain))
@@ -233,7 +248,7 @@ func (f *family) build() *dto.MetricFamily {
 			from, to := i*labels, (i+1)*labels
 			sorted := values[from:to:to]
 			m.Label = pointers[from:to:to]
-			p.labelPairs(m.Label, pairs[from:to:to], sorted)
+			labelPairs(f.info, p.values, m.Label, pairs[from:to:to], sorted)
 			if counters != nil {
 				counters[i].Value = &p.value
 				m.Counter = &counters[i]
@@ -245,13 +260,8 @@ func (f *family) build() *dto.MetricFamily {
 			i++
 		}
 	}
-	if len(f.written) > 0 {
-		slices.SortFunc(all, func(a, b writtenMetric) int {
-			if c := slices.Compare(a.values, b.values); c != 0 {
-				return c
-			}
-			return cmp.Compare(a.m.GetTimestampMs(), b.m.GetTimestampMs())
-		})
+	if len(f.written)+len(f.hists) > 0 {
+		slices.SortFunc(all, compareWritten)
 	}
 	fam.Metric = make([]*dto.Metric, len(all))
 	for i := range all {

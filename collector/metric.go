@@ -115,7 +115,7 @@ func (s plainMetric) Desc() *prometheus.Desc { return s.desc }
 func (s plainMetric) Write(m *dto.Metric) error {
 	n := len(s.values)
 	m.Label = make([]*dto.LabelPair, n)
-	s.labelPairs(m.Label, make([]dto.LabelPair, n), make([]string, n))
+	labelPairs(s.info, s.values, m.Label, make([]dto.LabelPair, n), make([]string, n))
 	if s.valueType == prometheus.CounterValue {
 		m.Counter = &dto.Counter{Value: &s.value}
 	} else {
@@ -124,13 +124,14 @@ func (s plainMetric) Write(m *dto.Metric) error {
 	return nil
 }
 
-// labelPairs fills pointers with the metric's label pairs in the order of
-// label names, as a dto.Metric holds them, made in pairs with their values
-// in sorted: both as long as the metric has labels.
-func (s plainMetric) labelPairs(pointers []*dto.LabelPair, pairs []dto.LabelPair, sorted []string) {
-	for k, j := range s.info.byName {
-		sorted[k] = s.values[j]
-		pairs[k] = dto.LabelPair{Name: &s.info.labels[j], Value: &sorted[k]}
+// labelPairs fills pointers with the label pairs of values, given in the
+// order of info's labels, in the order of label names, as a dto.Metric
+// holds them, made in pairs with their values in sorted: all as long as
+// the metric has labels.
+func labelPairs(info *descInfo, values []string, pointers []*dto.LabelPair, pairs []dto.LabelPair, sorted []string) {
+	for k, j := range info.byName {
+		sorted[k] = values[j]
+		pairs[k] = dto.LabelPair{Name: &info.labels[j], Value: &sorted[k]}
 		pointers[k] = &pairs[k]
 	}
 }

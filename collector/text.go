@@ -43,8 +43,11 @@ func WriteText(w io.Writer, format expfmt.Format, base []*dto.MetricFamily, r Re
 		if j == len(ours) || (i < len(base) && base[i].GetName() < ours[j].info.name) {
 			err = enc.Encode(base[i])
 			i++
-		} else if f := ours[j]; len(f.written) == 0 && f.info.legacy {
+		} else if f := ours[j]; len(f.written) == 0 && len(f.hists) == 0 && f.info.legacy {
 			err = t.family(f)
+			j++
+		} else if len(f.written) == 0 && len(f.plain) == 0 && f.info.legacy {
+			err = t.histogramMetrics(f)
 			j++
 		} else if fam := f.build(); f.info.legacy && classicHistograms(fam) {
 			err = t.histograms(fam)
@@ -206,6 +209,62 @@ func (t *textWriter) histograms(fam *dto.MetricFamily) error {
 		}
 		sample("_sum", nil, h.GetSampleSum())
 		sample("_count", nil, float64(h.GetSampleCount()))
+		if len(b) >= 32<<10 {
+			if _, err := t.w.Write(b); err != nil {
+				return err
+			}
+			b = b[:0]
+		}
+	}
+	t.buf = b
+	_, err := t.w.Write(b)
+	return err
+}
+
+// histogramMetrics writes a family of histogramMetric alone, sorted,
+// whose name and label names need no quoting, as histograms does.
+func (t *textWriter) histogramMetrics(f *family) error {
+	info := f.info
+	b := append(t.buf[:0], "# HELP "...)
+	b = append(b, info.name...)
+	b = append(b, ' ')
+	b = appendEscaped(b, helpEscaper, info.help)
+	b = append(b, "\n# TYPE "...)
+	b = append(b, info.name...)
+	b = append(b, " histogram\n"...)
+	var labels, le []byte // the series' label pairs, each ended by a comma
+	sample := func(suffix string, le []byte, v float64) {
+		b = append(b, info.name...)
+		b = append(b, suffix...)
+		if len(labels) > 0 || le != nil {
+			b = append(b, '{')
+			b = append(b, labels...)
+			if le != nil {
+				b = append(b, `le="`...)
+				b = append(b, le...)
+				b = append(b, `",`...)
+			}
+			b[len(b)-1] = '}'
+		}
+		b = append(b, ' ')
+		b = appendFloat(b, v)
+		b = append(b, '\n')
+	}
+	for _, h := range sortedHistograms(f.hists) {
+		labels = labels[:0]
+		for _, j := range info.byName {
+			labels = append(labels, info.labels[j]...)
+			labels = append(labels, `="`...)
+			labels = appendEscaped(labels, valueEscaper, h.values[j])
+			labels = append(labels, `",`...)
+		}
+		for i, bound := range h.bounds {
+			le = appendFloat(le[:0], bound)
+			sample("_bucket", le, float64(h.buckets[i]))
+		}
+		sample("_bucket", append(le[:0], "+Inf"...), float64(h.count))
+		sample("_sum", nil, h.sum)
+		sample("_count", nil, float64(h.count))
 		if len(b) >= 32<<10 {
 			if _, err := t.w.Write(b); err != nil {
 				return err

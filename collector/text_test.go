@@ -24,6 +24,8 @@ func TestWriteTextAsExpfmt(t *testing.T) {
 	descInfos.Store(hist, newDescInfo("zfs_text_latency_seconds", "A histogram.", []string{"pool"}))
 	wait := desc("text", "wait_seconds", "Histograms written without expfmt.", "vdev", "pool")
 	bareHist := desc("text", "bare_seconds", "A histogram without labels.")
+	latency := desc("text", "disk_wait_seconds", "Histograms of their own kind.", "pool", "vdev", "type")
+	bareLatency := desc("text", "bare_wait_seconds", "A histogram of its own kind without labels.")
 	collect := func(ch chan<- prometheus.Metric) {
 		for i, v := range []float64{0, 1, -1, 0.5, 1e-300, 1.7e308, math.NaN(), math.Inf(1), math.Inf(-1), 12345678901234567890} {
 			gauge(ch, state, v, "mirror-"+string(rune('0'+i)), "tank", "online")
@@ -39,6 +41,12 @@ func TestWriteTextAsExpfmt(t *testing.T) {
 		ch <- keyed{prometheus.MustNewConstHistogram(wait, 1500000, 12345.678, map[float64]uint64{1.6383e-05: 0, 1: 1234567, 17.179869183: 1500000}, "mirror-0", "tank"), "mirror-0\x00tank"}
 		ch <- keyed{prometheus.MustNewConstHistogram(wait, 3, math.NaN(), map[float64]uint64{1: 1, math.Inf(1): 3}, `a "quoted" \ vdev`, "tank"), "a\x00tank"}
 		ch <- keyed{prometheus.MustNewConstHistogram(bareHist, 0, 0, map[float64]uint64{0.5: 0}), ""}
+		// histogramMetric, sent out of order, with a value to escape.
+		for _, vdev := range []string{"sdb", `a "quoted" \ vdev`, "mirror-0", "bad\nbyte\xff"} {
+			ch <- classicHistogram(latency, []float64{1.6383e-05, 0.000262143, 17.179869183}, []uint64{0, 1500000, 1500001}, 1500002, 1234.5, []string{"tank", vdev, "read"})
+		}
+		ch <- classicHistogram(latency, []float64{1}, []uint64{1}, 1, math.NaN(), []string{"backup", "sda", "write"})
+		ch <- classicHistogram(bareLatency, nil, nil, 0, 0, nil)
 	}
 	own := prometheus.NewRegistry()
 	for _, name := range []string{"go_things", "zfs_text_between", "zzz_last"} {

@@ -284,7 +284,24 @@ func latencyHistogram(d *prometheus.Desc, t zpool.Histograms, col int, full bool
 		}
 		return (t.Bounds[i] + prevBound(t.Bounds, i)) / 2
 	}
-	return constHistogram(d, t, col, keep, func(i int) float64 { return t.Bounds[i] }, middle, labels)
+	bounds, buckets, count, sum := cumulate(t, col, keep, func(i int) float64 { return t.Bounds[i] }, middle)
+	return classicHistogram(d, bounds, buckets, count, sum, labels)
+}
+
+// cumulate adds up column col of t: the buckets keep chooses, at the
+// upper bounds le gives, their cumulative counts, the count of all, and a
+// sum that counts each I/O at value(i) of its bucket.
+func cumulate(t zpool.Histograms, col int, keep func(int) bool, le, value func(int) float64) (bounds []float64, buckets []uint64, count uint64, sum float64) {
+	for i, row := range t.Counts {
+		n := row[col]
+		count += n
+		sum += float64(n) * value(i)
+		if keep(i) {
+			bounds = append(bounds, le(i))
+			buckets = append(buckets, count)
+		}
+	}
+	return bounds, buckets, count, sum
 }
 
 // sizeHistogram is column col of a -r table. zpool prints each bucket's
