@@ -375,12 +375,29 @@ func (p *histogramParser) row(text string) error {
 	// The fields go into one buffer for every row: a table of -w at a
 	// thousand leaves is some 60,000 rows.
 	fields := p.fields[:0]
+	total := 0 // fields in the row, those after the last one needed counted only
 	if p.mode == modeScripted {
 		if !strings.Contains(text, "\t") {
 			return fmt.Errorf("expected a tab-separated bucket row of table %q, found %q", p.cur.Name, text)
 		}
-		for f := range strings.SplitSeq(text, "\t") {
+		// Once the table's columns are known, its fields past the last
+		// one kept are counted, not split.
+		need := -1
+		if p.keep != nil && p.cur.Columns != nil {
+			need = 1
+			if kept := p.keptColumns(); len(kept) > 0 {
+				need += kept[len(kept)-1] + 1
+			}
+		}
+		rest, more := text, true
+		for more && (need < 0 || len(fields) < need) {
+			var f string
+			f, rest, more = strings.Cut(rest, "\t")
 			fields = append(fields, f)
+		}
+		total = len(fields)
+		if more {
+			total += strings.Count(rest, "\t") + 1
 		}
 	} else {
 		if isSolidSeparator(text) {
@@ -389,6 +406,7 @@ func (p *histogramParser) row(text string) error {
 		for f := range strings.FieldsSeq(text) {
 			fields = append(fields, f)
 		}
+		total = len(fields)
 	}
 	p.fields = fields
 	if err := p.checkBound(fields[0], i); err != nil {
@@ -397,13 +415,13 @@ func (p *histogramParser) row(text string) error {
 	counts := fields[1:]
 	if p.cur.Columns == nil {
 		// -H prints no header: the column count tells the version.
-		if !slices.Contains(p.spec.widths, len(counts)) {
-			return fmt.Errorf("bucket %s has %d counts; %s tables have %s", fields[0], len(counts), p.spec.flag, widthsText(p.spec.widths))
+		if !slices.Contains(p.spec.widths, total-1) {
+			return fmt.Errorf("bucket %s has %d counts; %s tables have %s", fields[0], total-1, p.spec.flag, widthsText(p.spec.widths))
 		}
-		p.cur.Columns = slices.Clone(p.spec.columns[:len(counts)])
+		p.cur.Columns = slices.Clone(p.spec.columns[:total-1])
 	}
-	if len(counts) != len(p.cur.Columns) {
-		return fmt.Errorf("bucket %s has %d counts, table %q has %d columns", fields[0], len(counts), p.cur.Name, len(p.cur.Columns))
+	if total-1 != len(p.cur.Columns) {
+		return fmt.Errorf("bucket %s has %d counts, table %q has %d columns", fields[0], total-1, p.cur.Name, len(p.cur.Columns))
 	}
 	kept := p.keptColumns()
 	// The rows of a table share one block of counts.

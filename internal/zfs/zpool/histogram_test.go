@@ -871,3 +871,37 @@ func TestParseHistogramColumns(t *testing.T) {
 		}
 	}
 }
+
+// A row with a count too many or too few is an error when only some
+// columns are kept too, though the fields past the last one kept are
+// counted, not read.
+func TestParseHistogramColumnsCountsEveryField(t *testing.T) {
+	data := sample.MustRead(t, filepath.Join("testdata", "histogram", "latency-vHp-2.3.txt")).Body
+	lines := strings.Split(string(data), "\n")
+	row := -1
+	for i, l := range lines {
+		if strings.HasPrefix(l, "3\t") { // the second bucket row of the first table
+			row = i
+			break
+		}
+	}
+	if row < 0 {
+		t.Fatal("no row of bound 3 in the fixture")
+	}
+	waits := func(c string) bool { return c == "total_wait_read" || c == "disk_wait_write" }
+	for _, c := range []struct{ name, line, want string }{
+		{"one more", lines[row] + "\t7", "has 12 counts"},
+		{"one fewer", lines[row][:strings.LastIndexByte(lines[row], '\t')], "has 10 counts"},
+		{"bad count past the kept ones", lines[row][:strings.LastIndexByte(lines[row], '\t')] + "\tx", ""},
+	} {
+		mutated := slices.Clone(lines)
+		mutated[row] = c.line
+		_, err := ParseHistogramColumns(strings.NewReader(strings.Join(mutated, "\n")), LatencyHistogram, waits)
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%s: %v; a column not kept is not read", c.name, err)
+		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+			t.Errorf("%s: error %v, want one that says %q", c.name, err, c.want)
+		}
+	}
+}
