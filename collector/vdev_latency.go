@@ -273,6 +273,11 @@ func sizeColumn(name string) (class, request string, ok bool) {
 // (2^34-1 ns): a bucket per factor of four, enough to tell an NVMe drive
 // from an SSD and a disk, and a healthy disk from a dying one, at 12
 // buckets instead of 37. Faster I/Os than 16 µs come from no disk.
+// It stays classic, with no native buckets: zpool's bounds are 2^n ns, and
+// 2^n ns = 2^n·10^-9 s lies on no exponential schema's grid of 2^(j/2^s) s,
+// since log2(10^-9) is irrational, so every native bucket would straddle
+// one of zpool's bounds. Prometheus's convert_classic_histograms_to_nhcb
+// keeps these bounds exact instead.
 func latencyHistogram(d *prometheus.Desc, t zpool.Histograms, col int, full bool, labels ...string) prometheus.Metric {
 	last := len(t.Bounds) - 1
 	keep := func(i int) bool {
@@ -309,12 +314,14 @@ func cumulate(t zpool.Histograms, col int, keep func(int) bool, le, value func(i
 // last one all larger ones too. By default every second bound is kept,
 // 2 KiB-1 to 8 MiB-1 (9 buckets instead of 16), so that 4 KiB, 8 KiB,
 // 64 KiB, 128 KiB and 1 MiB requests each fall in a bucket of their own.
+// Native schema-0 buckets of every row come with them (withNativeSizes).
 func sizeHistogram(t zpool.Histograms, col int, full bool, labels ...string) prometheus.Metric {
 	last := len(t.Bounds) - 1
 	keep := func(i int) bool { return i < last && (full || i%2 == 1) }
 	top := func(i int) float64 { return 2*t.Bounds[i] - 1 }
 	bottom := func(i int) float64 { return t.Bounds[i] }
-	return constHistogram(vdevRequestSizeDesc, t, col, keep, top, bottom, labels)
+	m := constHistogram(vdevRequestSizeDesc, t, col, keep, top, bottom, labels)
+	return withNativeSizes(m, t, col, labels)
 }
 
 // prevBound is the bound below bucket i, 0 below the first.

@@ -40,7 +40,7 @@ var valueSets = map[string]map[string]any{
 		"podAnnotations":   map[string]any{"a": "b"},
 		"podLabels":        map[string]any{"team": "storage"},
 		"affinity":         map[string]any{"nodeAffinity": map[string]any{"requiredDuringSchedulingIgnoredDuringExecution": map[string]any{"nodeSelectorTerms": []any{map[string]any{"matchExpressions": []any{map[string]any{"key": "zfs", "operator": "Exists"}}}}}}},
-		"serviceMonitor":   map[string]any{"labels": map[string]any{"release": "kube-prometheus-stack"}},
+		"serviceMonitor":   map[string]any{"labels": map[string]any{"release": "kube-prometheus-stack"}, "nativeHistograms": true},
 		"prometheusRule":   map[string]any{"labels": map[string]any{"release": "kube-prometheus-stack"}},
 		"dashboards":       map[string]any{"label": "dashboards", "labelValue": "zfs", "folderAnnotation": "folder", "folder": "Storage"},
 	},
@@ -451,5 +451,12 @@ func TestOptionalSettingsReachTheirObjects(t *testing.T) {
 	}
 	if got := only(t, "PrometheusRules", objs.PrometheusRules).Labels["release"]; got != "kube-prometheus-stack" {
 		t.Errorf("the PrometheusRule's release label is %q, want prometheusRule.labels'", got)
+	}
+	sm := only(t, "ServiceMonitors", objs.ServiceMonitors).Spec
+	if p, c := sm.ScrapeNativeHistograms, sm.ConvertClassicHistogramsToNHCB; p == nil || !*p || c == nil || !*c {
+		t.Errorf("serviceMonitor.nativeHistograms: scrapeNativeHistograms %v, convertClassicHistogramsToNHCB %v; want both true", p, c)
+	}
+	if sm := only(t, "ServiceMonitors", render(t, nil).ServiceMonitors).Spec; sm.ScrapeNativeHistograms != nil || sm.ConvertClassicHistogramsToNHCB != nil {
+		t.Error("the default ServiceMonitor sets native histogram settings, which Prometheus before 3.8 cannot take")
 	}
 }

@@ -1,0 +1,200 @@
+package prometheus3
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/zpool-exporter/zpool_exporter/internal/e2e"
+	"github.com/zpool-exporter/zpool_exporter/tests/internal/repotest"
+)
+
+// promVersion is the module version of Prometheus 3.16, whose cmd/prometheus
+// builds from the module alone (no web UI assets, no replace directives):
+// `go install` builds it outside any module, with nothing in our go.mod.
+const promVersion = "v0.316.0"
+
+var tmpRoot string
+
+func TestMain(m *testing.M) { repotest.Main(m, "zpool-exporter-prometheus3-", &tmpRoot) }
+
+// prometheusBinary builds Prometheus promVersion into the user's cache
+// directory, keyed by version, and returns its path. The first build takes
+// minutes; later runs find Go's build cache and the binary up to date in
+// seconds. Without the module (no network, no module cache) the test is
+// skipped, or fails with CI=true.
+func prometheusBinary(t *testing.T) string {
+	t.Helper()
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		cache = os.TempDir()
+	}
+	dir := filepath.Join(cache, "zpool_exporter-tests", "prometheus-"+promVersion)
+	bin := filepath.Join(dir, "prometheus")
+	ctx := context.Background()
+	if deadline, ok := t.Deadline(); ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, deadline.Add(-time.Minute))
+		defer cancel()
+	}
+	began := time.Now()
+	cmd := exec.CommandContext(ctx, "go", "install", "github.com/prometheus/prometheus/cmd/prometheus@"+promVersion)
+	cmd.Dir = tmpRoot // outside any module and workspace
+	cmd.Env = append(os.Environ(), "GOBIN="+dir, "GOWORK=off", "GOFLAGS=-buildvcs=false")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		e2e.SkipOrFail(t, "cannot build Prometheus %s (go install needs the Go module proxy the first time): %v\n%s", promVersion, err, out)
+	}
+	t.Logf("Prometheus %s in %s, built or found up to date in %s", promVersion, bin, time.Since(began).Round(time.Second))
+	return bin
+}
+
+// prometheus is a running Prometheus server.
+type prometheus struct{ url string }
+
+// startPrometheus runs bin over config on 127.0.0.1 until the test ends,
+// and waits until it is ready.
+func startPrometheus(t *testing.T, bin, config string) *prometheus {
+	t.Helper()
+	return startPrometheusIn(t, bin, config, "")
+}
+
+// startPrometheusIn is startPrometheus with the rule files of rules, when
+// not empty, in rules/ beside the configuration.
+func startPrometheusIn(t *testing.T, bin, config, rules string) *prometheus {
+	t.Helper()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "prometheus.yml")
+	if err := os.WriteFile(path, []byte(config), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if rules != "" {
+		if err := os.CopyFS(filepath.Join(dir, "rules"), os.DirFS(rules)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	addr := e2e.FreeAddress(t)
+	log := e2e.NewLog()
+	cmd := exec.Command(bin, "--config.file="+path, "--storage.tsdb.path="+filepath.Join(dir, "data"),
+		"--web.listen-address="+addr)
+	cmd.Dir = dir
+	cmd.Stdout, cmd.Stderr = log, log
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		<-exited
+		if t.Failed() {
+			t.Logf("Prometheus log:\n%s", log.String())
+		}
+	})
+	p := &prometheus{url: "http://" + addr}
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		resp, err := http.Get(p.url + "/-/ready")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return p
+			}
+		}
+		select {
+		case err := <-exited:
+			exited <- err // for the cleanup
+			t.Fatalf("Prometheus exited: %v", err)
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("Prometheus not ready on %s within a minute", addr)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// sample is one element of an instant query's vector: a float or a
+// histogram.
+type sample struct {
+	Metric    map[string]string `json:"metric"`
+	Value     *[2]any           `json:"value"`
+	Histogram *[2]json.RawMessage
+}
+
+// histogram is a histogram sample of the query API: each bucket is
+// [boundary rule, lower, upper, count].
+type histogram struct {
+	Count   string   `json:"count"`
+	Buckets [][4]any `json:"buckets"`
+}
+
+func (s sample) float() float64 {
+	if s.Value == nil {
+		return 0
+	}
+	str, _ := s.Value[1].(string)
+	v, err := strconv.ParseFloat(str, 64)
+	if err != nil {
+		return 0
+	}
+	return v
+}
+
+func (s sample) histogram() (histogram, error) {
+	var h histogram
+	if s.Histogram == nil {
+		return h, errors.New("not a histogram sample")
+	}
+	err := json.Unmarshal(s.Histogram[1], &h)
+	return h, err
+}
+
+// query evaluates expr now.
+func (p *prometheus) query(expr string) ([]sample, error) {
+	resp, err := http.Get(p.url + "/api/v1/query?" + url.Values{"query": {expr}}.Encode())
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	var body struct {
+		Status string `json:"status"`
+		Error  string `json:"error"`
+		Data   struct {
+			Result []struct {
+				Metric    map[string]string   `json:"metric"`
+				Value     *[2]any             `json:"value"`
+				Histogram *[2]json.RawMessage `json:"histogram"`
+			} `json:"result"`
+		} `json:"data"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil {
+		return nil, fmt.Errorf("%s: %s: %v", expr, resp.Status, err)
+	}
+	if body.Status != "success" {
+		return nil, fmt.Errorf("%s: %s", expr, body.Error)
+	}
+	out := make([]sample, len(body.Data.Result))
+	for i, r := range body.Data.Result {
+		out[i] = sample{Metric: r.Metric, Value: r.Value, Histogram: r.Histogram}
+	}
+	return out, nil
+}
+
+func (p *prometheus) mustQuery(t *testing.T, expr string) []sample {
+	t.Helper()
+	s, err := p.query(expr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
