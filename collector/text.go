@@ -91,17 +91,11 @@ var (
 // names need no quoting.
 func (t *textWriter) family(f *family) error {
 	info := f.info
-	b := append(t.buf[:0], "# HELP "...)
-	b = append(b, info.name...)
-	b = append(b, ' ')
-	b = appendEscaped(b, helpEscaper, info.help)
-	b = append(b, "\n# TYPE "...)
-	b = append(b, info.name...)
+	typ := "gauge"
 	if f.typ == dto.MetricType_COUNTER {
-		b = append(b, " counter\n"...)
-	} else {
-		b = append(b, " gauge\n"...)
+		typ = "counter"
 	}
+	b := appendHeader(t.buf[:0], info.name, info.help, typ)
 	for p := range f.sorted() {
 		b = append(b, info.name...)
 		for k, j := range info.byName {
@@ -121,16 +115,12 @@ func (t *textWriter) family(f *family) error {
 		b = append(b, ' ')
 		b = appendFloat(b, p.value)
 		b = append(b, '\n')
-		if len(b) >= 32<<10 {
-			if _, err := t.w.Write(b); err != nil {
-				return err
-			}
-			b = b[:0]
+		var err error
+		if b, err = t.flushFull(b); err != nil {
+			return err
 		}
 	}
-	t.buf = b
-	_, err := t.w.Write(b)
-	return err
+	return t.flush(b)
 }
 
 // classicHistograms reports whether fam holds classic histograms alone,
@@ -157,121 +147,125 @@ func classicHistograms(fam *dto.MetricFamily) bool {
 }
 
 // histograms writes a family of classic histograms, sorted, whose name and
-// label names need no quoting, line for line as expfmt would: each bucket,
-// the +Inf one if missing, the sum and the count, counts written as
-// floats.
+// label names need no quoting, line for line as expfmt would.
 func (t *textWriter) histograms(fam *dto.MetricFamily) error {
 	name := fam.GetName()
-	b := append(t.buf[:0], "# HELP "...)
-	b = append(b, name...)
-	b = append(b, ' ')
-	b = appendEscaped(b, helpEscaper, fam.GetHelp())
-	b = append(b, "\n# TYPE "...)
-	b = append(b, name...)
-	b = append(b, " histogram\n"...)
-	var labels []byte // the metric's label pairs, each ended by a comma
-	sample := func(suffix string, le []byte, v float64) {
-		b = append(b, name...)
-		b = append(b, suffix...)
-		if len(labels) > 0 || le != nil {
-			b = append(b, '{')
-			b = append(b, labels...)
-			if le != nil {
-				b = append(b, `le="`...)
-				b = append(b, le...)
-				b = append(b, `",`...)
-			}
-			b[len(b)-1] = '}'
-		}
-		b = append(b, ' ')
-		b = appendFloat(b, v)
-		b = append(b, '\n')
-	}
-	var le []byte
+	b := appendHeader(t.buf[:0], name, fam.GetHelp(), "histogram")
+	var (
+		labels []byte
+		bounds []float64
+		counts []uint64
+	)
 	for _, m := range fam.Metric {
 		labels = labels[:0]
 		for _, l := range m.Label {
-			labels = append(labels, l.GetName()...)
-			labels = append(labels, `="`...)
-			labels = appendEscaped(labels, valueEscaper, l.GetValue())
-			labels = append(labels, `",`...)
+			labels = appendLabel(labels, l.GetName(), l.GetValue())
 		}
 		h := m.GetHistogram()
-		inf := false
+		bounds, counts = bounds[:0], counts[:0]
 		for _, bucket := range h.Bucket {
-			bound := bucket.GetUpperBound()
-			inf = inf || math.IsInf(bound, +1)
-			le = appendFloat(le[:0], bound)
-			sample("_bucket", le, float64(bucket.GetCumulativeCount()))
+			bounds = append(bounds, bucket.GetUpperBound())
+			counts = append(counts, bucket.GetCumulativeCount())
 		}
-		if !inf {
-			sample("_bucket", append(le[:0], "+Inf"...), float64(h.GetSampleCount()))
-		}
-		sample("_sum", nil, h.GetSampleSum())
-		sample("_count", nil, float64(h.GetSampleCount()))
-		if len(b) >= 32<<10 {
-			if _, err := t.w.Write(b); err != nil {
-				return err
-			}
-			b = b[:0]
+		b = appendHistogram(b, name, labels, bounds, counts, h.GetSampleCount(), h.GetSampleSum())
+		var err error
+		if b, err = t.flushFull(b); err != nil {
+			return err
 		}
 	}
-	t.buf = b
-	_, err := t.w.Write(b)
-	return err
+	return t.flush(b)
 }
 
 // histogramMetrics writes a family of histogramMetric alone, sorted,
 // whose name and label names need no quoting, as histograms does.
 func (t *textWriter) histogramMetrics(f *family) error {
 	info := f.info
-	b := append(t.buf[:0], "# HELP "...)
-	b = append(b, info.name...)
-	b = append(b, ' ')
-	b = appendEscaped(b, helpEscaper, info.help)
-	b = append(b, "\n# TYPE "...)
-	b = append(b, info.name...)
-	b = append(b, " histogram\n"...)
-	var labels, le []byte // the series' label pairs, each ended by a comma
-	sample := func(suffix string, le []byte, v float64) {
-		b = append(b, info.name...)
-		b = append(b, suffix...)
-		if len(labels) > 0 || le != nil {
-			b = append(b, '{')
-			b = append(b, labels...)
-			if le != nil {
-				b = append(b, `le="`...)
-				b = append(b, le...)
-				b = append(b, `",`...)
-			}
-			b[len(b)-1] = '}'
-		}
-		b = append(b, ' ')
-		b = appendFloat(b, v)
-		b = append(b, '\n')
-	}
+	b := appendHeader(t.buf[:0], info.name, info.help, "histogram")
+	var labels []byte
 	for _, h := range sortedHistograms(f.hists) {
 		labels = labels[:0]
 		for _, j := range info.byName {
-			labels = append(labels, info.labels[j]...)
-			labels = append(labels, `="`...)
-			labels = appendEscaped(labels, valueEscaper, h.values[j])
-			labels = append(labels, `",`...)
+			labels = appendLabel(labels, info.labels[j], h.values[j])
 		}
-		for i, bound := range h.bounds {
-			le = appendFloat(le[:0], bound)
-			sample("_bucket", le, float64(h.buckets[i]))
-		}
-		sample("_bucket", append(le[:0], "+Inf"...), float64(h.count))
-		sample("_sum", nil, h.sum)
-		sample("_count", nil, float64(h.count))
-		if len(b) >= 32<<10 {
-			if _, err := t.w.Write(b); err != nil {
-				return err
-			}
-			b = b[:0]
+		b = appendHistogram(b, info.name, labels, h.bounds, h.buckets, h.count, h.sum)
+		var err error
+		if b, err = t.flushFull(b); err != nil {
+			return err
 		}
 	}
+	return t.flush(b)
+}
+
+// appendHeader appends a family's HELP and TYPE lines.
+func appendHeader(b []byte, name, help, typ string) []byte {
+	b = append(b, "# HELP "...)
+	b = append(b, name...)
+	b = append(b, ' ')
+	b = appendEscaped(b, helpEscaper, help)
+	b = append(b, "\n# TYPE "...)
+	b = append(b, name...)
+	b = append(b, ' ')
+	b = append(b, typ...)
+	return append(b, '\n')
+}
+
+// appendLabel appends a label pair and a comma.
+func appendLabel(b []byte, name, value string) []byte {
+	b = append(b, name...)
+	b = append(b, `="`...)
+	b = appendEscaped(b, valueEscaper, value)
+	return append(b, `",`...)
+}
+
+// appendHistogram appends the lines of one classic histogram, as expfmt
+// writes them: a bucket for each of bounds, of the cumulative count in
+// counts, then +Inf unless bounds had it, the sum and the count, counts
+// written as floats. labels are its label pairs, each ended by a comma.
+func appendHistogram(b []byte, name string, labels []byte, bounds []float64, counts []uint64, count uint64, sum float64) []byte {
+	var le [32]byte
+	inf := false
+	for i, bound := range bounds {
+		inf = inf || math.IsInf(bound, +1)
+		b = appendSample(b, name, "_bucket", labels, appendFloat(le[:0], bound), float64(counts[i]))
+	}
+	if !inf {
+		b = appendSample(b, name, "_bucket", labels, append(le[:0], "+Inf"...), float64(count))
+	}
+	b = appendSample(b, name, "_sum", labels, nil, sum)
+	return appendSample(b, name, "_count", labels, nil, float64(count))
+}
+
+// appendSample appends the line of one sample of a histogram: its le, if
+// not nil, after the label pairs of labels.
+func appendSample(b []byte, name, suffix string, labels, le []byte, v float64) []byte {
+	b = append(b, name...)
+	b = append(b, suffix...)
+	if len(labels) > 0 || le != nil {
+		b = append(b, '{')
+		b = append(b, labels...)
+		if le != nil {
+			b = append(b, `le="`...)
+			b = append(b, le...)
+			b = append(b, `",`...)
+		}
+		b[len(b)-1] = '}'
+	}
+	b = append(b, ' ')
+	b = appendFloat(b, v)
+	return append(b, '\n')
+}
+
+// flushFull writes b out once it holds 32 KiB, and returns it emptied.
+func (t *textWriter) flushFull(b []byte) ([]byte, error) {
+	if len(b) < 32<<10 {
+		return b, nil
+	}
+	_, err := t.w.Write(b)
+	return b[:0], err
+}
+
+// flush writes b out and keeps its array for the next family.
+func (t *textWriter) flush(b []byte) error {
 	t.buf = b
 	_, err := t.w.Write(b)
 	return err

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"crypto/rand"
 	"encoding/json"
 	"fmt"
@@ -452,44 +451,9 @@ type server struct {
 // at the test's cleanup, showing its log when the test failed.
 func startServer(t *testing.T, name, bin, addr string, args ...string) *server {
 	t.Helper()
-	cmd := exec.Command(bin, args...)
-	var log bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &log, &log
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		<-exited
-		if t.Failed() {
-			t.Logf("%s log:\n%s", name, log.String())
-		}
-	})
 	s := &server{addr: addr, url: "http://" + addr}
-	// Generous: Prometheus replays its empty WAL and loads the rules
-	// first, which takes seconds on a loaded machine.
-	const wait = 60 * time.Second
-	deadline := time.Now().Add(wait)
-	for time.Now().Before(deadline) {
-		select {
-		case err := <-exited:
-			exited <- err
-			t.Fatalf("%s exited before it was ready: %v", name, err)
-		default:
-		}
-		resp, err := apiClient.Get(s.url + "/-/ready")
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return s
-			}
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	t.Fatalf("%s not ready on %s within %s", name, addr, wait)
-	return nil
+	e2e.StartServer(t, name, exec.Command(bin, args...), s.url)
+	return s
 }
 
 func startAlertmanager(t *testing.T, bin, webhookURL string) *server {

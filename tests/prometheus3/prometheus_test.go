@@ -83,44 +83,12 @@ func startPrometheusIn(t *testing.T, bin, config, rules string) *prometheus {
 		}
 	}
 	addr := e2e.FreeAddress(t)
-	log := e2e.NewLog()
 	cmd := exec.Command(bin, "--config.file="+path, "--storage.tsdb.path="+filepath.Join(dir, "data"),
 		"--web.listen-address="+addr)
 	cmd.Dir = dir
-	cmd.Stdout, cmd.Stderr = log, log
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		<-exited
-		if t.Failed() {
-			t.Logf("Prometheus log:\n%s", log.String())
-		}
-	})
 	p := &prometheus{url: "http://" + addr}
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		resp, err := http.Get(p.url + "/-/ready")
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return p
-			}
-		}
-		select {
-		case err := <-exited:
-			exited <- err // for the cleanup
-			t.Fatalf("Prometheus exited: %v", err)
-		default:
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("Prometheus not ready on %s within a minute", addr)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	e2e.StartServer(t, "Prometheus", cmd, p.url)
+	return p
 }
 
 // sample is one element of an instant query's vector: a float or a
