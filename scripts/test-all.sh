@@ -65,10 +65,18 @@ go test -count=1 -timeout 30m ./...
 # The dashboards and rules, a module of their own (promtool checks them).
 (cd dashboards && go test -count=1 -timeout 10m ./...)
 # The status page in headless Chromium, the deployment files checked by
-# their tools, the Helm chart rendered by Helm's library, and the compose
-# demo stack run on a Docker engine of the tests' own (its first run makes
-# the base images: a few minutes more): a module of their own, for
-# chromedp, compose-go and Helm.
+# their tools, native histograms in a real Prometheus 3.16, the Helm chart
+# rendered by Helm's library, and the compose demo stack run on a Docker
+# engine of the tests' own (its first run makes the base images: a few
+# minutes more): a module of their own, for chromedp, compose-go and Helm.
+# tests/prometheus3 builds Prometheus 3.16 with go install into the user's
+# cache: built here first, alone (minutes on 2 cores the first time, seconds
+# once cached), the test finds it up to date rather than build it beside the
+# other packages under the module's timeout. The version is the test's
+# promVersion.
+prom3=${XDG_CACHE_HOME:-$HOME/.cache}/zpool_exporter-tests/prometheus-v0.316.0
+(cd "$(mktemp -d)" && GOBIN=$prom3 GOWORK=off GOFLAGS=-buildvcs=false \
+	go install github.com/prometheus/prometheus/cmd/prometheus@v0.316.0)
 (cd tests && go test -count=1 -timeout 20m ./...)
 # make dist's packager: a module of its own, for nfpm (its packages are
 # checked by tests/packages above).
