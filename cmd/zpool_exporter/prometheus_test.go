@@ -94,7 +94,10 @@ func TestPrometheusDashboardsAndAlerts(t *testing.T) {
 	// exporter.
 	replayArgs := []string{"--zpool.replay-step=4s", "--zpool.iostat-interval=1s", "--no-collector.disk", "--no-collector.cpu", "--collector.vdev_latency"}
 	replay23 := e2e.Start(t, exporterBin, nil, append([]string{"--zpool.replay-dir=" + capturesReplay}, replayArgs...)...)
-	replayGuest := e2e.Start(t, exporterBin, nil, append([]string{"--zpool.replay-dir=" + guestReplay}, replayArgs...)...)
+	// The guest's replay also sends what the I/O board's detail row reads,
+	// each family behind a flag; the others send the defaults alone.
+	replayGuest := e2e.Start(t, exporterBin, nil, append([]string{"--zpool.replay-dir=" + guestReplay,
+		"--collector.vdev_latency.request-sizes", "--collector.vdev_latency.queue-lengths", "--collector.vdev_latency.queue-wait"}, replayArgs...)...)
 	replayOps := e2e.Start(t, exporterBin, nil, append([]string{"--zpool.replay-dir=" + opsReplay}, replayArgs...)...)
 	// That capture holds zpool status and nothing else.
 	replayText := e2e.Start(t, exporterBin, nil, "--zpool.replay-dir="+textReplay,
