@@ -53,10 +53,11 @@ func (c *diskCollector) Update(ctx context.Context, s *zfs.Scrape, ch chan<- pro
 	now := time.Now()
 	stamp, settled := joinStamp(stats, c.resolver.devRoot, now)
 	c.cache.renew(stamp, settled, now)
+	r := c.resolver.forJoin()
 	resolve := func(v *zpool.Vdev) (string, error) {
-		return c.cache.resolve(v, func(v *zpool.Vdev) (string, error) { return c.resolver.resolve(v, devs) })
+		return c.cache.resolve(v, func(v *zpool.Vdev) (string, error) { return r.resolve(v, devs) })
 	}
-	isPartition := func(name string) bool { return c.resolver.isPartition(name, devs) }
+	isPartition := func(name string) bool { return r.isPartition(name, devs) }
 	pools, joined := c.joins.join(st, statusErr, c.logger, resolve)
 	used := map[string]bool{}
 	for _, p := range pools {

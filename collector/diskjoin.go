@@ -202,6 +202,17 @@ type diskResolver struct {
 	devRoot string
 	sysRoot string
 	stat    func(string) (fileDevice, error)
+	// dirs remembers which directories of links have no symlink in their
+	// path (see follow). It is made afresh for each join (see forJoin):
+	// nil, every link is checked by stat.
+	dirs map[string]bool
+}
+
+// forJoin returns a copy of r that remembers, for one pass over the
+// leaves, which directories of links are real paths.
+func (r diskResolver) forJoin() diskResolver {
+	r.dirs = map[string]bool{}
+	return r
 }
 
 // blockDevices is what diskstats lists: kernel names and device numbers.
@@ -258,21 +269,66 @@ func (r diskResolver) lookup(p string, devs blockDevices) (string, bool) {
 // follow returns the real path of p. Most vdev paths are one link to the
 // device node (/dev/disk/by-id/X -> ../../sda), and most entries of
 // /sys/class/block one link to the device's directory: such a link is read, and
-// its target taken when it is no link and the very file p leads to, in
-// three system calls, where EvalSymlinks takes one per component of the
-// path, which at a thousand leaves was a third of a --once.
+// its target taken when it is no link and the very file p leads to, where
+// EvalSymlinks takes a system call per component of the path, which at a
+// thousand leaves was a third of a --once.
+//
+// The target joined lexically to p's directory is the file p leads to when
+// its ".." components, if any, all come first and that directory has no
+// symlink in its path: the kernel then walks up the same directories the
+// lexical join does. That is known once per directory (see realDir), and
+// a link is read in two system calls. Any other link is checked by
+// stating p, in three.
 func (r diskResolver) follow(p string) (string, error) {
-	if target, err := os.Readlink(p); err == nil {
+	if link, err := os.Readlink(p); err == nil {
+		dir := filepath.Dir(p)
+		target := link
 		if !filepath.IsAbs(target) {
-			target = filepath.Join(filepath.Dir(p), target)
+			target = filepath.Join(dir, target)
 		}
 		if fi, err := os.Lstat(target); err == nil && fi.Mode()&os.ModeSymlink == 0 {
+			if up, ok := dotDotsLead(link); ok && (!up || filepath.IsAbs(link) || r.realDir(dir)) {
+				return target, nil
+			}
 			if pi, err := os.Stat(p); err == nil && os.SameFile(fi, pi) {
 				return target, nil
 			}
 		}
 	}
 	return filepath.EvalSymlinks(p)
+}
+
+// dotDotsLead tells whether the ".." components of a link's target, if
+// any, all come before its names (a "." or an empty component is neither),
+// and whether there are any.
+func dotDotsLead(link string) (up, ok bool) {
+	named := false
+	for elem := range strings.SplitSeq(link, "/") {
+		switch elem {
+		case "..":
+			if named {
+				return true, false
+			}
+			up = true
+		case ".", "":
+		default:
+			named = true
+		}
+	}
+	return up, true
+}
+
+// realDir tells whether dir is its own real path, remembered for the join.
+func (r diskResolver) realDir(dir string) bool {
+	real, ok := r.dirs[dir]
+	if !ok {
+		resolved, err := filepath.EvalSymlinks(dir)
+		real = err == nil && resolved == dir
+		if r.dirs != nil {
+			r.dirs[dir] = real
+		}
+	}
+	return real
 }
 
 // wholeDisk maps a partition to its disk. sysfs knows: a partition has a

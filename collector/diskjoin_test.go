@@ -387,3 +387,100 @@ func TestIsPartition(t *testing.T) {
 		t.Errorf("wholeDisk(sdc7) = %q, want sdc from sysfs", got)
 	}
 }
+
+// follow takes a link's target without stating the link when the
+// directory it is in has no symlink in its path and the target's ".."
+// components lead. These trees break each condition in turn: a directory
+// of links that is itself a link, whose ".." then leads elsewhere than the
+// lexical join, and a sysfs entry whose target goes up after a name that
+// is a link. follow must find the real path all the same, and the join
+// the right disk under a partition.
+func TestFollowSymlinkedDirectories(t *testing.T) {
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	devRoot, sysRoot := filepath.Join(root, "dev"), filepath.Join(root, "sys")
+	// /dev/disk/by-id is a link to elsewhere/by-id: its links' "../../"
+	// lead to root, not to /dev. Both places hold a node1, of two devices.
+	mkfile(t, filepath.Join(root, "elsewhere", "by-id", "keep"))
+	symlink(t, filepath.Join(devRoot, "disk", "by-id"), "../../elsewhere/by-id")
+	symlink(t, filepath.Join(root, "elsewhere", "by-id", "virtio-A-part1"), "../../node1")
+	mkfile(t, filepath.Join(root, "node1"))
+	mkfile(t, filepath.Join(devRoot, "node1"))
+	// A directory of links that is a real path, and a link in it.
+	symlink(t, filepath.Join(devRoot, "disk", "by-path", "pci-B-part1"), "../../node2")
+	mkfile(t, filepath.Join(devRoot, "node2"))
+	// sysfs: sdb1's target goes up out of "hop", a link into sdb's
+	// directory, so that its partition sits under sdb; the lexical join
+	// puts it under sda, where a decoy stands.
+	for _, part := range []string{"sda/sda1", "sdb/sdb1"} {
+		mkfile(t, filepath.Join(sysRoot, "devices", "platform", "block", filepath.FromSlash(part), "partition"))
+	}
+	if err := os.MkdirAll(filepath.Join(sysRoot, "devices", "platform", "block", "sdb", "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	symlink(t, filepath.Join(sysRoot, "devices", "platform", "block", "sda", "hop"), "../sdb/sub")
+	mkfile(t, filepath.Join(sysRoot, "devices", "platform", "block", "sda", "sdb1", "partition"))
+	symlink(t, filepath.Join(sysRoot, "class", "block", "sdb1"), "../../devices/platform/block/sda/hop/../sdb1")
+	symlink(t, filepath.Join(sysRoot, "class", "block", "sda1"), "../../devices/platform/block/sda/sda1")
+	symlink(t, filepath.Join(sysRoot, "class", "block", "sdb"), "../../devices/platform/block/sdb")
+
+	r := diskResolver{devRoot: devRoot, sysRoot: sysRoot, stat: func(p string) (fileDevice, error) {
+		switch p {
+		case filepath.Join(root, "node1"):
+			return fileDevice{isDevice: true, rdev: devNumber{8, 17}}, nil // sdb1
+		case filepath.Join(devRoot, "node1"), filepath.Join(devRoot, "node2"):
+			return fileDevice{isDevice: true, rdev: devNumber{8, 1}}, nil // sda1
+		}
+		return fileDevice{}, os.ErrNotExist
+	}}.forJoin()
+	for _, p := range []string{
+		filepath.Join(devRoot, "disk", "by-id", "virtio-A-part1"),
+		filepath.Join(devRoot, "disk", "by-path", "pci-B-part1"),
+		filepath.Join(sysRoot, "class", "block", "sdb1"),
+		filepath.Join(sysRoot, "class", "block", "sda1"),
+	} {
+		want, err := filepath.EvalSymlinks(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, err := r.follow(p); err != nil || got != want {
+			t.Errorf("follow(%s) = %q, %v; want %q", p, got, err, want)
+		}
+	}
+	devs := testDiskIndex(t)
+	for _, tc := range []struct {
+		v    zpool.Vdev
+		want string
+	}{
+		{zpool.Vdev{Name: "virtio-A", Type: "disk", Path: "/dev/disk/by-id/virtio-A-part1"}, "sdb"},
+		{zpool.Vdev{Name: "pci-B", Type: "disk", Path: "/dev/disk/by-path/pci-B-part1"}, "sda"},
+	} {
+		if got, err := r.resolve(&tc.v, devs); err != nil || got != tc.want {
+			t.Errorf("resolve(%s) = %q, %v; want %q", tc.v.Path, got, err, tc.want)
+		}
+	}
+}
+
+func TestDotDotsLead(t *testing.T) {
+	for _, tc := range []struct {
+		link   string
+		up, ok bool
+	}{
+		{"sda", false, true},
+		{"../../sda", true, true},
+		{"./../sda", true, true},
+		{"../../devices/pci0000:00/virtio26/block/vda/vda1", true, true},
+		{"/dev/sda", false, true},
+		{"../a/../sda", true, false},
+		{"a/../sda", true, false},
+		{"a/..", true, false},
+		{"..", true, true},
+		{"a//b/./c", false, true},
+	} {
+		if up, ok := dotDotsLead(tc.link); up != tc.up || ok != tc.ok {
+			t.Errorf("dotDotsLead(%q) = %v, %v; want %v, %v", tc.link, up, ok, tc.up, tc.ok)
+		}
+	}
+}
