@@ -190,8 +190,12 @@ func (s *scraper) Collect(ch chan<- prometheus.Metric) {
 
 // collect is Collect handing each metric to sink, from the calling
 // goroutine alone.
-func (s *scraper) collect(sink func(prometheus.Metric)) {
-	out := s.e.newAdmission(sink)
+func (s *scraper) collect(sink func(prometheus.Metric)) { s.collectTo(sink, nil) }
+
+// collectTo is collect telling reserve, when not nil, how many metrics of
+// each Desc a collector is about to hand sink (see admission.sendBatch).
+func (s *scraper) collectTo(sink func(prometheus.Metric), reserve func(*prometheus.Desc, int)) {
+	out := s.e.newAdmission(sink, reserve)
 	scrape := s.scrape
 	if scrape == nil {
 		scrape = s.e.cfg.ZFS.NewScrape()
@@ -225,9 +229,7 @@ func (s *scraper) collect(sink func(prometheus.Metric)) {
 		select {
 		case r := <-results:
 			delete(pending, r.name)
-			for _, m := range r.metrics {
-				out.send(r.name, m)
-			}
+			out.sendBatch(r.name, r.metrics)
 			s.e.report(out, r)
 		case <-late:
 			for name, began := range pending {

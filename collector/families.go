@@ -52,12 +52,20 @@ func gatheredOf(fams []*dto.MetricFamily) *gathered { return &gathered{built: fa
 // label pairs were a third of a scrape. A metric whose Desc desc did not
 // make, or whose type differs from its family's, is left out and named in
 // the error.
-func gatherFamilies(collect func(sink func(prometheus.Metric))) (*gathered, error) {
+//
+// collect may tell reserve how many metrics of a Desc are coming, before it
+// hands them to sink: a family is then made with room for them.
+func gatherFamilies(collect func(sink func(prometheus.Metric), reserve func(*prometheus.Desc, int))) (*gathered, error) {
 	byName := map[string]*family{}
+	room := map[string]int{}
 	var errs prometheus.MultiError
 	collect(func(m prometheus.Metric) {
-		if err := add(byName, m); err != nil {
+		if err := add(byName, room, m); err != nil {
 			errs = append(errs, err)
+		}
+	}, func(d *prometheus.Desc, n int) {
+		if info := infoOf(d); info != nil {
+			room[info.name] += n
 		}
 	})
 	g := &gathered{families: make([]*family, 0, len(byName))}
@@ -153,7 +161,9 @@ type writtenMetric struct {
 	m      *dto.Metric
 }
 
-func add(byName map[string]*family, m prometheus.Metric) error {
+// add puts m in its family, made with room for the metrics reserved for
+// its name when m is the first.
+func add(byName map[string]*family, room map[string]int, m prometheus.Metric) error {
 	info := infoOf(m.Desc())
 	if info == nil {
 		return fmt.Errorf("metric %s has no desc made by desc", m.Desc())
@@ -197,6 +207,16 @@ func add(byName map[string]*family, m prometheus.Metric) error {
 	switch {
 	case f == nil:
 		f = &family{info: info, typ: typ}
+		if n := room[info.name]; n > 0 {
+			switch {
+			case written.m != nil:
+				f.written = make([]writtenMetric, 0, n)
+			case hist.desc != nil:
+				f.hists = make([]histogramMetric, 0, n)
+			default:
+				f.plain = make([]plainMetric, 0, n)
+			}
+		}
 		byName[info.name] = f
 	case f.typ != typ || f.info.help != info.help:
 		return fmt.Errorf("metric %s is a %s, or its help differs, in a family of %s", m.Desc(), typ, f.typ)

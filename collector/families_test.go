@@ -144,7 +144,7 @@ func TestGatherFamiliesAsTheRegistry(t *testing.T) {
 // gatherSent is gatherFamilies over what collect sends on a channel, as a
 // prometheus.Collector does.
 func gatherSent(collect func(chan<- prometheus.Metric)) (*gathered, error) {
-	return gatherFamilies(func(sink func(prometheus.Metric)) {
+	return gatherFamilies(func(sink func(prometheus.Metric), _ func(*prometheus.Desc, int)) {
 		ch := make(chan prometheus.Metric, 256)
 		go func() {
 			defer close(ch)

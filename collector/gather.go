@@ -59,6 +59,6 @@ func (e *Exporter) GatherOnce(ctx context.Context) Reading {
 
 func (e *Exporter) gather(ctx context.Context, scrape *zfs.Scrape) Reading {
 	r := Reading{Time: time.Now(), scrape: scrape}
-	r.gathered, r.Err = gatherFamilies(e.scraperFor(ctx, r.scrape).collect)
+	r.gathered, r.Err = gatherFamilies(e.scraperFor(ctx, r.scrape).collectTo)
 	return r
 }
