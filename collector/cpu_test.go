@@ -11,12 +11,14 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/procfs"
 
 	"github.com/zpool-exporter/zpool_exporter/internal/runner"
 	"github.com/zpool-exporter/zpool_exporter/internal/sample"
@@ -604,4 +606,62 @@ func FuzzThreadFamily(f *testing.F) {
 			t.Errorf("linuxZFSFamily(%q) = %q, threadFamily %q", name, fam, family)
 		}
 	})
+}
+
+// The stat of every process is read and parsed here rather than by
+// procfs's Proc.Stat: both must keep the same tasks with the same fields,
+// over the fixtures and, on Linux, the processes running now.
+func TestParseLinuxTaskAsProcfs(t *testing.T) {
+	roots := []string{"testdata/cpu-linux-openzfs/proc", "testdata/cpu-linux-zfs-fuse/proc"}
+	if runtime.GOOS == "linux" {
+		roots = append(roots, "/proc")
+	}
+	buf := make([]byte, procStatMax)
+	for _, root := range roots {
+		fs, err := procfs.NewFS(root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		procs, err := fs.AllProcs()
+		if err != nil {
+			t.Fatal(err)
+		}
+		compared := 0
+		for _, p := range procs {
+			st, serr := p.Stat()
+			data, ok := readProcStat(filepath.Join(root, strconv.Itoa(p.PID), "stat"), buf)
+			if serr != nil || !ok {
+				continue // exited meanwhile, or unreadable to both
+			}
+			got, ok := parseLinuxTask(p.PID, data)
+			want := linuxTask{PID: st.PID, Comm: st.Comm, PPID: st.PPID, Flags: st.Flags, UTime: st.UTime, STime: st.STime, Starttime: st.Starttime}
+			// A running process's times move between the two reads.
+			got.UTime, got.STime, want.UTime, want.STime = 0, 0, 0, 0
+			if root != "/proc" && (!ok || got != want) {
+				t.Errorf("%s/%d: %+v, %v; procfs %+v", root, p.PID, got, ok, want)
+			}
+			if root == "/proc" && (!ok || got.Comm != want.Comm || got.PPID != want.PPID || got.Starttime != want.Starttime) {
+				t.Errorf("%s/%d: %+v, %v; procfs %+v", root, p.PID, got, ok, want)
+			}
+			compared++
+		}
+		if compared == 0 {
+			t.Errorf("%s: no process compared", root)
+		}
+	}
+	for _, tc := range []struct {
+		line string
+		want linuxTask
+		ok   bool
+	}{
+		{"7 (a (b) c) S 2 0 0 0 -1 2129984 0 0 0 0 3 40 0 0 20 0 1 0 55 0 0 18446744073709551615 0 0 0 0 0 0 0 2147483647 0 0 0 0 17 1 0 0 0 0 0\n",
+			linuxTask{PID: 7, Comm: "a (b) c", PPID: 2, Flags: 2129984, UTime: 3, STime: 40, Starttime: 55}, true},
+		{"7 (short) S 2 0 0 0 -1 2129984 0 0 0 0 3 40\n", linuxTask{}, false},
+		{"7 (bad) S x 0 0 0 -1 2129984 0 0 0 0 3 40 0 0 20 0 1 0 55 0 0 18446744073709551615 0 0 0 0 0 0 0 2147483647 0 0 0 0 17 1 0 0 0 0 0\n", linuxTask{}, false},
+		{"7 no name", linuxTask{}, false},
+	} {
+		if got, ok := parseLinuxTask(7, []byte(tc.line)); got != tc.want || ok != tc.ok {
+			t.Errorf("parseLinuxTask(%q) = %+v, %v; want %+v, %v", tc.line, got, ok, tc.want, tc.ok)
+		}
+	}
 }
