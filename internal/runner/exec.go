@@ -232,7 +232,10 @@ func (e *Exec) execute(ctx context.Context, s *slot, start time.Time, name strin
 	s.proc = p
 	e.mu.Unlock()
 
-	tooLarge := fmt.Errorf("%w: more than %d bytes on stdout", ErrOutputTooLarge, maxOutput)
+	// Made only for a run that fails with it.
+	tooLarge := func() error {
+		return fmt.Errorf("%w: more than %d bytes on stdout", ErrOutputTooLarge, maxOutput)
+	}
 	var stop error
 	select {
 	case <-p.exited:
@@ -241,7 +244,7 @@ func (e *Exec) execute(ctx context.Context, s *slot, start time.Time, name strin
 			stop = stopReason(ctx, start)
 		}
 	case <-stdout.full:
-		stop = tooLarge
+		stop = tooLarge()
 	}
 	if stop == nil {
 		// The output is whole once the leader has exited. What it left
@@ -252,7 +255,7 @@ func (e *Exec) execute(ctx context.Context, s *slot, start time.Time, name strin
 		p.waitGone(min(e.grace, reapWait))
 		out, err := exitResult(s.line, p.err, stdout.Bytes(), stderr.String())
 		if isClosed(stdout.full) {
-			out, err = nil, &Error{Command: s.line, ExitCode: -1, Stderr: stderr.String(), Err: tooLarge}
+			out, err = nil, &Error{Command: s.line, ExitCode: -1, Stderr: stderr.String(), Err: tooLarge()}
 		}
 		e.publish(s, start, out, err, false)
 		return

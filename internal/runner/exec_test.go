@@ -466,3 +466,20 @@ func TestProbeStats(t *testing.T) {
 		}
 	}
 }
+
+// Children read an empty stdin, /dev/null, which every run shares.
+func TestRunStdinIsDevNull(t *testing.T) {
+	standIn(t, "zpool", `cat; echo end`)
+	e := NewExec(ExecOptions{})
+	for i := range 3 {
+		out, err := e.Run(timeout(t, 5*time.Second), "zpool", "status", fmt.Sprint(i))
+		if err != nil || string(out) != "end\n" {
+			t.Fatalf("run %d: %q, %v; want the end of an empty stdin", i, out, err)
+		}
+	}
+	if null, err := devNull(); err != nil {
+		t.Fatal(err)
+	} else if _, err := null.Stat(); err != nil {
+		t.Errorf("the shared /dev/null was closed: %v", err)
+	}
+}

@@ -18,6 +18,10 @@ const defaultPath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bi
 // behind that has not gone yet.
 const maxSweepPoll = time.Second
 
+// devNull is the children's stdin, opened once and never closed: exec
+// opens /dev/null anew for every child that has none, and closes it after.
+var devNull = sync.OnceValues(func() (*os.File, error) { return os.Open(os.DevNull) })
+
 // process is one started child, leader of its own process group, with
 // what it brings along: the rest of its group, and processes outside the
 // group that hold its output pipes (a grandchild that called setsid, or
@@ -43,6 +47,9 @@ type process struct {
 func startProcess(name string, args []string, env []string, stdout, stderr io.Writer, wait func(*exec.Cmd) error) (*process, error) {
 	cmd := exec.Command(name, args...)
 	cmd.Env = env
+	if null, err := devNull(); err == nil {
+		cmd.Stdin = null // else exec opens /dev/null itself, or fails to
+	}
 	setProcessGroup(cmd)
 	// Pipes of our own rather than exec's: exec's Wait waits for whoever
 	// holds them, while here the leader's exit and the pipes' end are told
