@@ -386,6 +386,27 @@ func TestIsPartition(t *testing.T) {
 	if got := r.wholeDisk("sdc7", devs); got != "sdc" {
 		t.Errorf("wholeDisk(sdc7) = %q, want sdc from sysfs", got)
 	}
+	// The directory that holds a link's target tells, in one readlink: a
+	// partition of sdc whose "partition" file cannot be read is still
+	// sdc's, and a whole disk under a directory that is no block device
+	// (an NVMe controller's) is its own.
+	if err := os.MkdirAll(filepath.Join(sysRoot, "devices", "platform", "block", "sdc", "sdc8"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	symlink(t, filepath.Join(sysRoot, "class", "block", "sdc8"), "../../devices/platform/block/sdc/sdc8")
+	if got := r.wholeDisk("sdc8", devs); got != "sdc" {
+		t.Errorf("wholeDisk(sdc8) = %q, want sdc from where sysfs puts it", got)
+	}
+	if err := os.MkdirAll(filepath.Join(sysRoot, "devices", "pci", "nvme", "nvme0", "sdb"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(sysRoot, "class", "block", "sdb")); err != nil {
+		t.Fatal(err)
+	}
+	symlink(t, filepath.Join(sysRoot, "class", "block", "sdb"), "../../devices/pci/nvme/nvme0/sdb")
+	if r.isPartition("sdb", devs) {
+		t.Error("isPartition(sdb) under a controller's directory = true, want false")
+	}
 }
 
 // follow takes a link's target without stating the link when the
