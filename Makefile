@@ -73,7 +73,7 @@ manifests:
 mixin:
 	cd dashboards && $(GO) run ./cmd/mixin
 
-# Redraws docs/dashboards/*.svg, the README's pictures of the dashboards,
+# Redraws docs/dashboards/*.svg, the pictures of docs/dashboards.md,
 # from a real Prometheus over zfs-fuse pools and replays (root, zfs-fuse,
 # prometheus, prometheus-alertmanager; about 3 minutes), and
 # docs/status-page.png, the status page over the demo replay in headless

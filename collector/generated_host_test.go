@@ -115,7 +115,7 @@ func BenchmarkGeneratedHost(b *testing.B) {
 // BenchmarkVdevLatency is a scrape of every collector at 10, 100 and
 // 1,000 vdevs (a pool, its mirrors and their leaves) at each level of the
 // vdev_latency collector's detail: off, its default, and each flag alone
-// and all together, with the series of one scrape. The README's table of
+// and all together, with the series of one scrape. docs/metrics.md's table of
 // what each flag costs per vdev comes from it.
 func BenchmarkVdevLatency(b *testing.B) {
 	levels := []struct {

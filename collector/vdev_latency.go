@@ -50,7 +50,7 @@ const (
 // LatencyDetail is what the vdev_latency collector sends beyond its
 // default: the disk wait of every vdev, and the total wait of pools,
 // top-level vdevs and, with InteriorVdevs, interior ones. Each field is a
-// flag of its own, whose cost per vdev the README's latency section
+// flag of its own, whose cost per vdev docs/metrics.md's latency section
 // states.
 type LatencyDetail struct {
 	// FullResolution keeps every bucket zpool prints (37 for latency, 16
