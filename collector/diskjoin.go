@@ -280,14 +280,9 @@ func (r diskResolver) lookup(p string, devs blockDevices) (string, bool) {
 // a link is read in two system calls. Any other link is checked by
 // stating p, in three.
 func (r diskResolver) follow(p string) (string, error) {
-	if link, err := os.Readlink(p); err == nil {
-		dir := filepath.Dir(p)
-		target := link
-		if !filepath.IsAbs(target) {
-			target = filepath.Join(dir, target)
-		}
+	if _, target, exact, err := r.readLink(p); err == nil {
 		if fi, err := os.Lstat(target); err == nil && fi.Mode()&os.ModeSymlink == 0 {
-			if up, ok := dotDotsLead(link); ok && (!up || filepath.IsAbs(link) || r.realDir(dir)) {
+			if exact {
 				return target, nil
 			}
 			if pi, err := os.Stat(p); err == nil && os.SameFile(fi, pi) {
@@ -296,6 +291,22 @@ func (r diskResolver) follow(p string) (string, error) {
 		}
 	}
 	return filepath.EvalSymlinks(p)
+}
+
+// readLink reads the link p, and joins its target to p's directory. exact
+// tells that the join is where the kernel's walk ends: the target's ".."
+// components, if any, all come first and that directory has no symlink in
+// its path (see realDir), so they go up the same directories.
+func (r diskResolver) readLink(p string) (link, target string, exact bool, err error) {
+	if link, err = os.Readlink(p); err != nil {
+		return "", "", false, err
+	}
+	up, ok := dotDotsLead(link)
+	if filepath.IsAbs(link) {
+		return link, link, ok, nil // "/" has no symlink in its path
+	}
+	dir := filepath.Dir(p)
+	return link, filepath.Join(dir, link), ok && (!up || r.realDir(dir)), nil
 }
 
 // dotDotsLead tells whether the ".." components of a link's target, if
@@ -371,15 +382,11 @@ func (r diskResolver) partitionInSysfs(name string, devs blockDevices) (string, 
 // partition leaf's five system calls at a --once, each a walk of a long
 // sysfs path.
 func (r diskResolver) linkParent(entry string) (string, bool) {
-	link, err := os.Readlink(entry)
-	if err != nil || filepath.IsAbs(link) {
+	link, target, exact, err := r.readLink(entry)
+	if err != nil || !exact || filepath.IsAbs(link) {
 		return "", false
 	}
-	dir := filepath.Dir(entry)
-	if up, ok := dotDotsLead(link); !ok || (up && !r.realDir(dir)) {
-		return "", false
-	}
-	return filepath.Base(filepath.Dir(filepath.Join(dir, link))), true
+	return filepath.Base(filepath.Dir(target)), true
 }
 
 // isPartition tells whether a diskstats entry is a partition.
