@@ -72,8 +72,8 @@ go test -count=1 -timeout 30m ./...
 # tests/prometheus3 builds Prometheus 3.16 with go install into the user's
 # cache: built here first, alone (minutes on 2 cores the first time, seconds
 # once cached), the test finds it up to date rather than build it beside the
-# other packages under the module's timeout. The version is the test's
-# promVersion.
+# other packages under the module's timeout. The version is
+# tests/internal/prom3's Version.
 prom3=${XDG_CACHE_HOME:-$HOME/.cache}/zpool_exporter-tests/prometheus-v0.316.0
 (cd "$(mktemp -d)" && GOBIN=$prom3 GOWORK=off GOFLAGS=-buildvcs=false \
 	go install github.com/prometheus/prometheus/cmd/prometheus@v0.316.0)

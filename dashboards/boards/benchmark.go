@@ -126,8 +126,8 @@ func benchmarkBoard(cfg config.Config) (dashboard.Dashboard, error) {
 	b.WithPanel(b.timeseries("Txg sync time",
 		"How long each pool took to sync a transaction group: the 99th percentile and the mean. Syncs longer than zfs_txg_timeout (5 s) mean writes arrive faster than the disks take them.",
 		"s", 8, 8,
-		q(fmt.Sprintf(`histogram_quantile(0.99, sum by (instance, pool, le) (rate(zfs_pool_txg_sync_seconds_bucket%s[$__rate_interval])))`, s.pool()), "{{pool}} p99"),
-		q(fmt.Sprintf(`sum by (instance, pool) (rate(zfs_pool_txg_sync_seconds_sum%s[$__rate_interval])) / sum by (instance, pool) (rate(zfs_pool_txg_sync_seconds_count%s[$__rate_interval]))`, s.pool(), s.pool()), "{{pool}} mean")))
+		q(fmt.Sprintf(`histogram_quantile(0.99, sum by (instance, pool) (rate(zfs_pool_txg_sync_seconds%[1]s[$__rate_interval]))) or histogram_quantile(0.99, sum by (instance, pool, le) (rate(zfs_pool_txg_sync_seconds_bucket%[1]s[$__rate_interval])))`, s.pool()), "{{pool}} p99"),
+		q(fmt.Sprintf(`histogram_sum(sum by (instance, pool) (rate(zfs_pool_txg_sync_seconds%[1]s[$__rate_interval]))) / histogram_count(sum by (instance, pool) (rate(zfs_pool_txg_sync_seconds%[1]s[$__rate_interval]))) or sum by (instance, pool) (rate(zfs_pool_txg_sync_seconds_sum%[1]s[$__rate_interval])) / sum by (instance, pool) (rate(zfs_pool_txg_sync_seconds_count%[1]s[$__rate_interval]))`, s.pool()), "{{pool}} mean")))
 	b.WithPanel(b.timeseries("Write throttle",
 		"Transactions per second that the write throttle delayed (dirty_delay, dirty_throttle), that hit zfs_dirty_data_max (dirty_over_max) or waited for the log (wrlog_delay).",
 		"ops", 8, 8,

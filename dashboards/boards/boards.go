@@ -147,9 +147,10 @@ func (s sel) poolRate(metric string) string {
 // vdevs under it (cache devices, which are not under it, excluded).
 func (s sel) root() string { return "zfs_vdev_info" + s.pool(`vdev_type="root"`) }
 
-// histRate is the rate of one series of a vdev histogram (a _bucket, _sum
-// or _count), narrowed by match, kept for the vdevs in set (root, topLevel
-// or leaves). The pool, top-level and leaf rows are all exported, so
+// histRate is the rate of a vdev histogram, narrowed by match, kept for
+// the vdevs in set (root, topLevel or leaves). series is the histogram's
+// own name (a native histogram) or one of its classic series (_bucket,
+// _sum, _count). The pool, top-level and leaf rows are all exported, so
 // without the set a sum would count each I/O once per level. "and" keeps
 // the histogram's labels, le among them, and takes a set whatever labels
 // its series carry.
@@ -157,23 +158,37 @@ func (s sel) histRate(series, set string, match ...string) string {
 	return fmt.Sprintf("rate(%s%s[$__rate_interval]) and on(instance, pool, vdev) (%s)", series, s.pool(match...), set)
 }
 
-// bucketSum is a vdev histogram's buckets summed by le alone, for a
-// heatmap: one distribution over every vdev in set.
+// Every histogram query reads both forms Prometheus may store: a native
+// histogram, one series (Prometheus 3 with convert_classic_histograms_to_nhcb,
+// or scrape_native_histograms for the request sizes), and the classic
+// _bucket, _sum and _count series. A Prometheus keeps one form or, asked
+// to, both; each query takes the native form of a series where it is stored and
+// the classic one otherwise ("or" adds the right side's series whose
+// labels the left lacks). Prometheus 2 has no native series here: the
+// native side is empty and costs nothing.
+
+// bucketSum is a vdev histogram summed by le alone, for a heatmap: one
+// distribution over every vdev in set. The classic buckets come first,
+// the form Grafana's heatmap is known to draw; the native sum, which
+// carries no le, only where no bucket is stored ("or on ()").
 func (s sel) bucketSum(family, set string, match ...string) string {
-	return fmt.Sprintf("sum by (le) (%s)", s.histRate(family+"_bucket", set, match...))
+	return fmt.Sprintf("sum by (le) (%s) or on () sum (%s)",
+		s.histRate(family+"_bucket", set, match...), s.histRate(family, set, match...))
 }
 
 // quantile is the q-quantile of a vdev histogram, one series per value of
-// the by labels, from the buckets summed by those labels and le.
+// the by labels, from the histogram summed by those labels.
 func (s sel) quantile(q float64, family, by, set string, match ...string) string {
-	return fmt.Sprintf("histogram_quantile(%g, sum by (%s, le) (%s))", q, by, s.histRate(family+"_bucket", set, match...))
+	return fmt.Sprintf("histogram_quantile(%g, sum by (%s) (%s)) or histogram_quantile(%g, sum by (%s, le) (%s))",
+		q, by, s.histRate(family, set, match...), q, by, s.histRate(family+"_bucket", set, match...))
 }
 
-// mean is a vdev histogram's mean over the rate interval, _sum over
-// _count, one series per value of the by labels.
+// mean is a vdev histogram's mean over the rate interval, its sum over
+// its count, one series per value of the by labels.
 func (s sel) mean(family, by, set string, match ...string) string {
-	return fmt.Sprintf("sum by (%s) (%s) / sum by (%s) (%s)",
-		by, s.histRate(family+"_sum", set, match...), by, s.histRate(family+"_count", set, match...))
+	native := fmt.Sprintf("sum by (%s) (%s)", by, s.histRate(family, set, match...))
+	return fmt.Sprintf("histogram_sum(%s) / histogram_count(%s) or sum by (%s) (%s) / sum by (%s) (%s)",
+		native, native, by, s.histRate(family+"_sum", set, match...), by, s.histRate(family+"_count", set, match...))
 }
 
 // hostRecorded selects a host-wide series of the recording rules

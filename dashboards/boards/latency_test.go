@@ -23,10 +23,14 @@ import (
 // histogramProblems returns what is wrong with the way a dashboard reads
 // histogram buckets. Buckets are cumulative counters: each _bucket series
 // must go through rate() into a sum that keeps le, and that sum is either
-// a heatmap's whole query (by le alone, in heatmap format, which Grafana
-// turns back into one cell per bucket) or histogram_quantile's argument.
-// Any other sum mixes buckets, or is a pile of cumulative counts that no
-// panel shows as such.
+// a heatmap's query (by le alone, in heatmap format, which Grafana turns
+// back into one cell per bucket; the left side of an "or" whose right is
+// the native form) or histogram_quantile's argument. Any other sum mixes
+// buckets, or is a pile of cumulative counts that no panel shows as such.
+// A query that reads a histogram's classic series (_bucket, _sum,
+// _count) must read its native form too: a Prometheus 3 converting
+// classic histograms (convert_classic_histograms_to_nhcb) stores no
+// classic series, and the panel would be empty there.
 func histogramProblems(b *board) []string {
 	var problems []string
 	add := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
@@ -57,6 +61,15 @@ func histogramProblems(b *board) []string {
 				}
 				return nil
 			})
+			names := contract.MetricNames(node)
+			for _, name := range names {
+				for _, suffix := range []string{"_bucket", "_sum", "_count"} {
+					base, ok := strings.CutSuffix(name, suffix)
+					if ok && histogramFamilies[base] && !slices.Contains(names, base) {
+						add("%s: reads %s but not the native histogram %s", w, name, base)
+					}
+				}
+			}
 			if heat && buckets == 0 {
 				add("%s: a heatmap that reads no histogram buckets", w)
 			}
@@ -85,7 +98,7 @@ func bucketUse(path []parser.Node, heat bool) string {
 				return fmt.Sprintf("goes into %s, which drops le", n.Op)
 			case heat && !slices.Equal(n.Grouping, []string{"le"}):
 				return fmt.Sprintf("is summed by (%s) in a heatmap, want by (le) alone", by)
-			case heat && i != 0:
+			case heat && i != 0 && !leftOfOr(path[:i+1]):
 				return "is summed by le inside a larger expression in a heatmap"
 			case !heat && !quantileArg(path[:i]):
 				return fmt.Sprintf("is summed by (%s) outside histogram_quantile", by)
@@ -94,6 +107,23 @@ func bucketUse(path []parser.Node, heat bool) string {
 		}
 	}
 	return "is not summed by le"
+}
+
+// leftOfOr tells whether the last node of path is the whole query or the
+// left side of an "or" that is: a heatmap's classic buckets, before the
+// native form that stands in where no bucket is stored.
+func leftOfOr(path []parser.Node) bool {
+	if len(path) != 2 {
+		return len(path) == 1
+	}
+	or, ok := path[0].(*parser.BinaryExpr)
+	return ok && or.Op == parser.LOR && or.LHS == path[1]
+}
+
+// histogramFamilies are the histograms the dashboards read.
+var histogramFamilies = map[string]bool{
+	"zfs_vdev_total_wait_seconds": true, "zfs_vdev_disk_wait_seconds": true, "zfs_vdev_queue_wait_seconds": true,
+	"zfs_vdev_request_size_bytes": true, "zfs_pool_txg_sync_seconds": true,
 }
 
 // quantileArg tells whether the node below path is histogram_quantile's
@@ -151,7 +181,15 @@ func TestHistogramChecksCatchMutations(t *testing.T) {
 			p.Targets[1].Expr = strings.Replace(p.Targets[1].Expr, "vdev, le)", "vdev)", 1)
 		}},
 		{"buckets outside histogram_quantile", "zfs-benchmark.json", "Pool total wait", "outside histogram_quantile", func(p *panel) {
-			p.Targets[0].Expr = strings.Replace(p.Targets[0].Expr, "histogram_quantile(0.5, ", "max(", 1)
+			p.Targets[0].Expr = strings.Replace(p.Targets[0].Expr, "histogram_quantile(0.5, sum by (instance, pool, type, le)", "max(sum by (instance, pool, type, le)", 1)
+		}},
+		{"quantile of the classic form alone", "zfs-io.json", "Write disk wait per leaf vdev", "not the native histogram zfs_vdev_disk_wait_seconds", func(p *panel) {
+			e := p.Targets[1].Expr
+			p.Targets[1].Expr = e[strings.Index(e, " or histogram_quantile(")+len(" or "):]
+		}},
+		{"mean of the classic form alone", "zfs-benchmark.json", "Pool disk wait", "reads zfs_vdev_disk_wait_seconds_sum but not the native histogram", func(p *panel) {
+			e := p.Targets[2].Expr
+			p.Targets[2].Expr = e[strings.Index(e, " or sum by")+len(" or "):]
 		}},
 	} {
 		t.Run(c.name, func(t *testing.T) {

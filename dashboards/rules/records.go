@@ -33,6 +33,13 @@ func RecordLeafDiskWaitQuantile(window time.Duration) string {
 // long before its median moves.
 const slowDiskQuantile = "0.9"
 
+// nativeOrClassic: each rule over a histogram reads both forms a
+// Prometheus may store, the native histogram (Prometheus 3 with
+// convert_classic_histograms_to_nhcb) and the classic _bucket, _sum and
+// _count series, joined by "or": the native result of a series where it
+// is stored, the classic one otherwise. On Prometheus 2 the native side is
+// empty.
+
 func (b builder) records() []group {
 	w := promDuration(rateWindow)
 	rate := func(metric string, matchers ...string) string {
@@ -78,7 +85,8 @@ func (b builder) records() []group {
 			{Record: config.RecordEngineCPURatio, Expr: fmt.Sprintf("%s\n/ ignoring (family) group_left ()\n(%s > 0)", b.sel(config.RecordEngineCPURate), hostCPU)},
 		}},
 		{Name: "zfs-txg.rules", Rules: []rule{
-			{Record: config.RecordTxgSyncMean, Expr: fmt.Sprintf("%s\n/\n(%s > 0)", rate("zfs_pool_txg_sync_seconds_sum"), rate("zfs_pool_txg_sync_seconds_count"))},
+			{Record: config.RecordTxgSyncMean, Expr: fmt.Sprintf("histogram_sum(%[1]s) / (histogram_count(%[1]s) > 0)\nor\n%[2]s / (%[3]s > 0)",
+				rate("zfs_pool_txg_sync_seconds"), rate("zfs_pool_txg_sync_seconds_sum"), rate("zfs_pool_txg_sync_seconds_count"))},
 			b.txgQuantile("0.5", rate),
 			b.txgQuantile("0.99", rate),
 		}},
@@ -110,14 +118,22 @@ func (b builder) leafLatencyRecords() []rule {
     %s
 )`, leaves, figure)
 	}
-	ops := fmt.Sprintf("sum without (type) (rate(%s[%s]))", b.sel("zfs_vdev_disk_wait_seconds_count"), w)
+	// The histogram in either form Prometheus may store (see
+	// nativeOrClassic), reads and writes summed.
+	native := fmt.Sprintf("sum without (type) (rate(%s[%s]))", b.sel("zfs_vdev_disk_wait_seconds"), w)
+	buckets := fmt.Sprintf("sum without (type) (rate(%s[%s]))", b.sel("zfs_vdev_disk_wait_seconds_bucket"), w)
+	ops := fmt.Sprintf("(histogram_count(%s) or sum without (type) (rate(%s[%s])))", native, b.sel("zfs_vdev_disk_wait_seconds_count"), w)
 	// No NaN from the empty buckets of a leaf that completed nothing.
 	p90 := fmt.Sprintf(`(
-        histogram_quantile(%s, sum without (type) (rate(%s[%s])))
+        (
+          histogram_quantile(%[1]s, %[2]s)
+        or
+          histogram_quantile(%[1]s, %[3]s)
+        )
       and
-        %s > 0
+        %[4]s > 0
     )`,
-		slowDiskQuantile, b.sel("zfs_vdev_disk_wait_seconds_bucket"), w, ops)
+		slowDiskQuantile, native, buckets, ops)
 	return []rule{
 		{Record: RecordLeafDiskOpsRate(b.cfg.SlowDiskWindow), Expr: withParent(ops)},
 		{Record: RecordLeafDiskWaitQuantile(b.cfg.SlowDiskWindow), Expr: withParent(p90), Labels: map[string]string{"quantile": slowDiskQuantile}},
@@ -126,10 +142,11 @@ func (b builder) leafLatencyRecords() []rule {
 
 func (b builder) txgQuantile(q string, rate func(string, ...string) string) rule {
 	// Only while transaction groups commit: no NaN from empty buckets.
+	// The native form first, then the classic one (nativeOrClassic).
 	return rule{
 		Record: config.RecordTxgSyncQuantile,
-		Expr: fmt.Sprintf("histogram_quantile(%s, %s)\nand\n(%s > 0)",
-			q, rate("zfs_pool_txg_sync_seconds_bucket"), rate("zfs_pool_txg_sync_seconds_count")),
+		Expr: fmt.Sprintf("histogram_quantile(%[1]s, %[2]s) and (histogram_count(%[2]s) > 0)\nor\nhistogram_quantile(%[1]s, %[3]s) and (%[4]s > 0)",
+			q, rate("zfs_pool_txg_sync_seconds"), rate("zfs_pool_txg_sync_seconds_bucket"), rate("zfs_pool_txg_sync_seconds_count")),
 		Labels: map[string]string{"quantile": q},
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zpool-exporter/zpool_exporter/tests/internal/prom3"
 	"github.com/zpool-exporter/zpool_exporter/tests/internal/repotest"
 )
 
@@ -94,8 +95,36 @@ func goImage(t *testing.T, e *engine, debian string) string {
 	return ref
 }
 
+// prometheusImage builds an image of the base that runs the Prometheus
+// of docker-compose.yml's version, built by tests/internal/prom3: the
+// compose configuration takes settings that Debian's 2.42 refuses. The
+// compose file must name that version.
+func prometheusImage(t *testing.T, e *engine, debian, composeImage string) string {
+	t.Helper()
+	// Prometheus 3.N.P is the Go module version v0.3NN.P.
+	var minor, patch int
+	if _, err := fmt.Sscanf(prom3.Version, "v0.3%02d.%d", &minor, &patch); err != nil {
+		t.Fatalf("prom3.Version %s: %v", prom3.Version, err)
+	}
+	if want := fmt.Sprintf("prom/prometheus:v3.%d.%d", minor, patch); composeImage != want {
+		t.Fatalf("docker-compose.yml runs %s, the test runs Prometheus %s (%s): update one or the other", composeImage, want, prom3.Version)
+	}
+	bin := prom3.Binary(t, tmpRoot)
+	ref := "zpool-exporter-test/prometheus3:" + prom3.Version
+	ctx := t.TempDir()
+	if out, err := exec.Command("cp", bin, filepath.Join(ctx, "prometheus")).CombinedOutput(); err != nil {
+		t.Fatalf("copying %s: %v\n%s", bin, err, out)
+	}
+	dockerfile := fmt.Sprintf("FROM %s\nCOPY prometheus /usr/local/bin/prometheus\nENTRYPOINT [\"/usr/local/bin/prometheus\"]\n", debian)
+	if err := os.WriteFile(filepath.Join(ctx, "Dockerfile"), []byte(dockerfile), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e.mustDocker(t, "build", "--quiet", "--tag", ref, ctx)
+	return ref
+}
+
 // serviceImage builds an image of the base that runs one of Debian's
-// programs: Prometheus and Alertmanager as Debian packages them.
+// programs: Alertmanager as Debian packages it.
 func serviceImage(t *testing.T, e *engine, debian, name, entrypoint string) string {
 	t.Helper()
 	ref := "zpool-exporter-test/" + name + ":" + strings.TrimPrefix(debian, "zpool-exporter-test/debian:")

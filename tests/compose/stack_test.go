@@ -65,7 +65,7 @@ func TestComposeDemoStack(t *testing.T) {
 		"--build-arg", "GOPROXY="+moduleProxy(t), "--tag", demo.Image, demo.Build.Context)
 	t.Logf("built %s from %s, target %s, in %s", demo.Image, dockerfile, demo.Build.Target, time.Since(began).Round(time.Second))
 	images := map[string]string{
-		"prometheus":   serviceImage(t, e, debian, "prometheus", "/usr/bin/prometheus"),
+		"prometheus":   prometheusImage(t, e, debian, project.Services["prometheus"].Image),
 		"alertmanager": serviceImage(t, e, debian, "alertmanager", "/usr/bin/prometheus-alertmanager"),
 	}
 

@@ -1,7 +1,6 @@
 package prometheus3
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,48 +14,16 @@ import (
 	"time"
 
 	"github.com/zpool-exporter/zpool_exporter/internal/e2e"
+	"github.com/zpool-exporter/zpool_exporter/tests/internal/prom3"
 	"github.com/zpool-exporter/zpool_exporter/tests/internal/repotest"
 )
-
-// promVersion is the module version of Prometheus 3.16, whose cmd/prometheus
-// builds from the module alone (no web UI assets, no replace directives):
-// `go install` builds it outside any module, with nothing in our go.mod.
-const promVersion = "v0.316.0"
 
 var tmpRoot string
 
 func TestMain(m *testing.M) { repotest.Main(m, "zpool-exporter-prometheus3-", &tmpRoot) }
 
-// prometheusBinary builds Prometheus promVersion into the user's cache
-// directory, keyed by version, and returns its path. The first build takes
-// minutes; later runs find Go's build cache and the binary up to date in
-// seconds. Without the module (no network, no module cache) the test is
-// skipped, or fails with CI=true.
-func prometheusBinary(t *testing.T) string {
-	t.Helper()
-	cache, err := os.UserCacheDir()
-	if err != nil {
-		cache = os.TempDir()
-	}
-	dir := filepath.Join(cache, "zpool_exporter-tests", "prometheus-"+promVersion)
-	bin := filepath.Join(dir, "prometheus")
-	ctx := context.Background()
-	if deadline, ok := t.Deadline(); ok {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithDeadline(ctx, deadline.Add(-time.Minute))
-		defer cancel()
-	}
-	began := time.Now()
-	cmd := exec.CommandContext(ctx, "go", "install", "github.com/prometheus/prometheus/cmd/prometheus@"+promVersion)
-	cmd.Dir = tmpRoot // outside any module and workspace
-	cmd.Env = append(os.Environ(), "GOBIN="+dir, "GOWORK=off", "GOFLAGS=-buildvcs=false")
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		e2e.SkipOrFail(t, "cannot build Prometheus %s (go install needs the Go module proxy the first time): %v\n%s", promVersion, err, out)
-	}
-	t.Logf("Prometheus %s in %s, built or found up to date in %s", promVersion, bin, time.Since(began).Round(time.Second))
-	return bin
-}
+// prometheusBinary is Prometheus 3.16, built once into the user's cache.
+func prometheusBinary(t *testing.T) string { return prom3.Binary(t, tmpRoot) }
 
 // prometheus is a running Prometheus server.
 type prometheus struct{ url string }
@@ -128,8 +95,15 @@ func (s sample) histogram() (histogram, error) {
 }
 
 // query evaluates expr now.
-func (p *prometheus) query(expr string) ([]sample, error) {
-	resp, err := http.Get(p.url + "/api/v1/query?" + url.Values{"query": {expr}}.Encode())
+func (p *prometheus) query(expr string) ([]sample, error) { return p.queryAt(expr, time.Time{}) }
+
+// queryAt evaluates expr at a given time, or now for the zero time.
+func (p *prometheus) queryAt(expr string, at time.Time) ([]sample, error) {
+	params := url.Values{"query": {expr}}
+	if !at.IsZero() {
+		params.Set("time", strconv.FormatFloat(float64(at.UnixMilli())/1000, 'f', 3, 64))
+	}
+	resp, err := http.Get(p.url + "/api/v1/query?" + params.Encode())
 	if err != nil {
 		return nil, err
 	}
