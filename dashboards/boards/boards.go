@@ -158,14 +158,13 @@ func (s sel) histRate(series, set string, match ...string) string {
 	return fmt.Sprintf("rate(%s%s[$__rate_interval]) and on(instance, pool, vdev) (%s)", series, s.pool(match...), set)
 }
 
-// Every histogram query reads both forms Prometheus may store: a native
-// histogram, one series (Prometheus 3 with convert_classic_histograms_to_nhcb,
-// or scrape_native_histograms for the request sizes), and the classic
-// _bucket, _sum and _count series. A Prometheus keeps one form or, asked
-// to, both; each query takes the native form of a series where it is stored and
-// the classic one otherwise ("or" adds the right side's series whose
-// labels the left lacks). Prometheus 2 has no native series here: the
-// native side is empty and costs nothing.
+// Every histogram query reads both forms a Prometheus may store: the
+// native histogram, one series (Prometheus 3 with
+// convert_classic_histograms_to_nhcb, or scrape_native_histograms for the
+// request sizes), and the classic _bucket, _sum and _count series. Each
+// query takes the native form of a series where it is stored and the
+// classic one otherwise: "or" adds the right side's series whose labels
+// the left lacks. On Prometheus 2 the native side is empty.
 
 // bucketSum is a vdev histogram summed by le alone, for a heatmap: one
 // distribution over every vdev in set. The classic buckets come first,
