@@ -298,17 +298,16 @@ func histogramQueries(t *testing.T) []histogramQuery {
 
 // withoutNative names no stored series where expr reads a native
 // histogram, so that only its classic side can answer.
-func withoutNative(expr string) string {
-	for _, f := range histogramFamilies {
-		expr = strings.ReplaceAll(expr, f+"{", f+"_not_stored{")
-	}
-	return expr
-}
+func withoutNative(expr string) string { return unstored(expr, "") }
 
 // withoutClassic is withoutNative for the classic buckets.
-func withoutClassic(expr string) string {
+func withoutClassic(expr string) string { return unstored(expr, "_bucket") }
+
+// unstored renames every selector of a histogram family's series (its own
+// name with suffix "", or _bucket) to a name Prometheus stores nothing under.
+func unstored(expr, suffix string) string {
 	for _, f := range histogramFamilies {
-		expr = strings.ReplaceAll(expr, f+"_bucket{", f+"_bucket_not_stored{")
+		expr = strings.ReplaceAll(expr, f+suffix+"{", f+suffix+"_not_stored{")
 	}
 	return expr
 }
