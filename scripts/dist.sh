@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the release tarballs: for each platform, statically linked
 # binaries, zpool_exporter and zpool_bench (CGO off, -trimpath), stamped
-# with the version, next to the README,
+# with the version, next to the README and the LICENSE,
 # the install guide (docs/install.md), the deploy/ configurations and the generated dashboards and rules, as
 # DIST_DIR/zpool_exporter-VERSION.OS-ARCH.tar.gz; for each Linux platform,
 # when PACKAGES asks for them, the same binaries as a .deb and an .rpm
@@ -25,7 +25,8 @@
 #   PACKAGES           the package formats for each Linux platform, "deb rpm"
 #                      as make dist sets it; none unless set
 #   MAINTAINER         the packages' maintainer, Name <address>
-#   PACKAGE_LICENSE    the SPDX license expression of the .rpm's License tag
+#   PACKAGE_LICENSE    the SPDX license expression of the .rpm's License tag,
+#                      Apache-2.0 (LICENSE)
 #
 # Two runs on one commit with the same BUILD_USER give identical tarballs
 # and packages.
@@ -44,7 +45,7 @@ PLATFORMS=${PLATFORMS:-$(sed -n 's/^PLATFORMS *?= *//p' Makefile)}
 DIST_DIR=${DIST_DIR:-dist}
 PACKAGES=${PACKAGES:-}
 MAINTAINER=${MAINTAINER:-zpool_exporter developers <zpool-exporter@users.noreply.github.com>}
-PACKAGE_LICENSE=${PACKAGE_LICENSE:-}
+PACKAGE_LICENSE=${PACKAGE_LICENSE:-Apache-2.0}
 # The exporter, and the benchmark runner that works with it.
 BINARIES="zpool_exporter zpool_bench"
 
@@ -99,7 +100,7 @@ for platform in $PLATFORMS; do
 		GOOS=$os GOARCH=$arch CGO_ENABLED=0 "$GO" build -trimpath -buildvcs=false -ldflags "$flags" \
 			-o "$dir/$bin" "./cmd/$bin"
 	done
-	cp README.md "$dir/"
+	cp README.md LICENSE "$dir/"
 	mkdir -p "$dir/docs" && cp docs/install.md "$dir/docs/"
 	cp -R dashboards/out "$dir/dashboards/"
 	if [ -d deploy ]; then cp -R deploy "$dir/"; fi

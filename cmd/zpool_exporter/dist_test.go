@@ -168,7 +168,7 @@ func TestDist(t *testing.T) {
 	}
 
 	// Each tarball: one top directory of its own name, holding the binary
-	// for its platform, the README, the install guide, deploy/ and the
+	// for its platform, the README, the LICENSE, the install guide, deploy/ and the
 	// generated dashboards and rules, byte for byte.
 	shipped := treeFiles(t, root, "dashboards/out")
 	if len(shipped) == 0 {
@@ -177,11 +177,13 @@ func TestDist(t *testing.T) {
 	for rel, body := range treeFiles(t, root, "deploy") {
 		shipped[rel] = body
 	}
-	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
-	if err != nil {
-		t.Fatal(err)
+	for _, f := range []string{"README.md", "LICENSE"} {
+		body, err := os.ReadFile(filepath.Join(root, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		shipped[f] = body
 	}
-	shipped["README.md"] = readme
 	guide, err := os.ReadFile(filepath.Join(root, "docs", "install.md"))
 	if err != nil {
 		t.Fatal(err)
@@ -222,7 +224,7 @@ func TestDist(t *testing.T) {
 					extra = append(extra, n)
 				}
 			}
-			t.Errorf("%s: files beyond the binaries, README, docs/install.md, deploy/ and dashboards/out: %v", top, extra)
+			t.Errorf("%s: files beyond the binaries, README, LICENSE, docs/install.md, deploy/ and dashboards/out: %v", top, extra)
 		}
 		if platform == native {
 			nativeBin = filepath.Join(t.TempDir(), "zpool_exporter")

@@ -195,6 +195,14 @@ func TestDebFiles(t *testing.T) {
 			t.Errorf("the copyright file lacks %q", want)
 		}
 	}
+	// The project's own terms come first: its LICENSE, before any module's.
+	license, err := os.ReadFile(repo("LICENSE"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if own, modules := strings.Index(copyright, strings.TrimSpace(string(license))), strings.Index(copyright, "The Go standard library"); own < 0 || own > modules {
+		t.Errorf("the copyright file does not give the project's LICENSE before the modules' (at %d, modules at %d)", own, modules)
+	}
 	if runtime.GOARCH == "amd64" {
 		bin := filepath.Join(t.TempDir(), "zpool_exporter")
 		if err := os.WriteFile(bin, files["./usr/bin/zpool_exporter"].data, 0o755); err != nil {

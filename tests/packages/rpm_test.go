@@ -50,6 +50,7 @@ func TestRPMInfo(t *testing.T) {
 			"Summary":      "Prometheus exporter for ZFS pools, vdevs, scrubs and resilvers",
 			"URL":          "https://github.com/zpool-exporter/zpool_exporter",
 			"Build Host":   buildHost,
+			"License":      "Apache-2.0",
 		} {
 			if info[k] != want {
 				t.Errorf("%s: %s: %q, want %q", name, k, info[k], want)
