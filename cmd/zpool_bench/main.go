@@ -16,6 +16,8 @@ import (
 
 	"github.com/alecthomas/kingpin/v2"
 	"github.com/prometheus/common/version"
+
+	"github.com/zpool-exporter/zpool_exporter/internal/cliflag"
 )
 
 func main() {
@@ -61,7 +63,7 @@ func run(ctx context.Context, args []string, e env) int {
 	list := &listCommand{env: e}
 	list.register(app)
 
-	chosen, err := app.Parse(args)
+	chosen, err := cliflag.Parse(app, args)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "zpool_bench: %v; try --help\n", err)
 		return exitUsage

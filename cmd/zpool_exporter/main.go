@@ -39,6 +39,7 @@ import (
 	"github.com/zpool-exporter/zpool_exporter/internal/benchmetrics"
 	"github.com/zpool-exporter/zpool_exporter/internal/benchwindow"
 	"github.com/zpool-exporter/zpool_exporter/internal/budget"
+	"github.com/zpool-exporter/zpool_exporter/internal/cliflag"
 	"github.com/zpool-exporter/zpool_exporter/internal/demo"
 	"github.com/zpool-exporter/zpool_exporter/internal/gzipresponse"
 	"github.com/zpool-exporter/zpool_exporter/internal/history"
@@ -163,23 +164,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 	collector.AddFlags(app)
 	app.Version(version.Print("zpool_exporter"))
 	app.HelpFlag.Short('h')
-	if _, err := app.Parse(args); err != nil {
+	if _, err := cliflag.Parse(app, args); err != nil {
 		fmt.Fprintf(stderr, "zpool_exporter: %v; try --help\n", err)
 		return 2
 	}
 	logger := promslog.New(logConfig)
-	if o.benchmarkRetention <= 0 {
-		fmt.Fprintf(stderr, "zpool_exporter: --benchmark.retention must be positive, not %v; try --help\n", o.benchmarkRetention)
-		return 2
-	}
-	if o.timeoutOffset < budget.TimeoutOffset {
-		// The scrape's graces past its deadline fit in this much (package
-		// budget): with less, the answer would come after Prometheus gave up.
-		fmt.Fprintf(stderr, "zpool_exporter: --scrape.timeout-offset must be at least %v, the time the exporter needs to gather what its collectors have and write the answer; not %v; try --help\n", budget.TimeoutOffset, o.timeoutOffset)
-		return 2
-	}
-	if o.historyInterval <= 0 || o.historyRetention <= 0 {
-		fmt.Fprintf(stderr, "zpool_exporter: --benchmark.history-interval and --benchmark.history-retention must be positive, not %v and %v; try --help\n", o.historyInterval, o.historyRetention)
+	if err := o.check(webConfig); err != nil {
+		fmt.Fprintf(stderr, "zpool_exporter: %v; try --help\n", err)
 		return 2
 	}
 	if o.demo {
@@ -256,16 +247,16 @@ func run(args []string, stdout, stderr io.Writer) int {
 	mux := http.NewServeMux()
 	mux.Handle(o.metricsPath, gzipresponse.New(&metricsHandler{shared: shared, base: base, timeout: o.scrapeTimeout, offset: o.timeoutOffset, logger: logger}, 2))
 	// For service managers and load balancers: answers without running zpool.
-	mux.HandleFunc("/-/healthy", func(w http.ResponseWriter, _ *http.Request) {
+	mux.HandleFunc(healthPath, func(w http.ResponseWriter, _ *http.Request) {
 		_, _ = io.WriteString(w, "Healthy\n")
 	})
 	if windows != nil {
-		mux.Handle("/api/v1/benchmark/", benchwindow.Handler(windows, logger))
+		mux.Handle(benchmarkAPIPath, benchwindow.Handler(windows, logger))
 		mux.Handle(history.Path, history.Handler(recorder))
 		logger.Info("benchmark window API on", "path", benchwindow.Path, "retention", o.benchmarkRetention,
 			"history", history.Path, "history_interval", o.historyInterval, "history_retention", o.historyRetention)
 	} else {
-		mux.Handle("/api/v1/benchmark/", benchwindow.NotEnabled("the benchmark window API is off; start zpool_exporter with --web.enable-benchmark-api to turn it on"))
+		mux.Handle(benchmarkAPIPath, benchwindow.NotEnabled("the benchmark window API is off; start zpool_exporter with --web.enable-benchmark-api to turn it on"))
 	}
 	if o.metricsPath != "/" {
 		host, _ := os.Hostname()

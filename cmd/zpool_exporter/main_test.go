@@ -190,18 +190,6 @@ func TestBadFlagIsExplained(t *testing.T) {
 	}
 }
 
-// A timeout offset shorter than the exporter's graces past the scrape's
-// deadline would have answers come after Prometheus gave up.
-func TestShortTimeoutOffsetIsRefused(t *testing.T) {
-	_, errOut, code := runBinary(t, "--scrape.timeout-offset=100ms", "--once", "--zpool.replay-dir="+replayDir)
-	if code != 2 || !strings.Contains(errOut, "--scrape.timeout-offset must be at least 500ms") || !strings.Contains(errOut, "not 100ms") {
-		t.Errorf("exit %d, stderr %q; want exit 2 saying the offset must be at least 500ms", code, errOut)
-	}
-	if _, errOut, code := runBinary(t, "--scrape.timeout-offset=2s", "--once", "--zpool.replay-dir="+replayDir); code != 0 {
-		t.Errorf("--scrape.timeout-offset=2s: exit %d: %s", code, errOut)
-	}
-}
-
 func TestDisabledCollectorIsAbsent(t *testing.T) {
 	out, errOut, code := runBinary(t, "--once", "--no-collector.properties", "--zpool.replay-dir="+replayDir)
 	if code != 0 {
