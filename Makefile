@@ -69,9 +69,10 @@ manifests:
 	cd tests && $(GO) test -count=1 -run TestPlainManifests ./kubernetes -update
 
 # Rewrites the dashboards and rules in dashboards/out, and their copies in
-# the Helm chart, from their Go code.
+# the Helm chart, from their Go code. SELECTOR='job="node"' makes the rules
+# pick another job than zfs.
 mixin:
-	cd dashboards && $(GO) run ./cmd/mixin
+	cd dashboards && $(GO) run ./cmd/mixin $(if $(SELECTOR),-selector '$(SELECTOR)')
 
 # Redraws docs/dashboards/*.svg, the pictures of docs/dashboards.md,
 # from a real Prometheus over zfs-fuse pools and replays (root, zfs-fuse,

@@ -883,6 +883,7 @@ var variable = regexp.MustCompile(`\$(?:([A-Za-z_]\w*)|\{([A-Za-z_]\w*)\})`)
 // scrapes.
 func expandVariables(expr string, w queryWindow) (string, error) {
 	values := map[string]string{
+		"job":             ".*",
 		"instance":        ".*",
 		"pool":            ".*",
 		"dataset":         ".*",

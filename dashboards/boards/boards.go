@@ -78,8 +78,8 @@ func grafanaDatasource() common.DataSourceRef {
 	return common.DataSourceRef{Type: cog.ToPtr("grafana"), Uid: cog.ToPtr("-- Grafana --")}
 }
 
-// sel writes label selectors: the configured job selector, then the
-// dashboard's instance and, for pool-scoped metrics, pool variables.
+// sel writes label selectors: the dashboard's job variable, then its
+// instance and, for pool-scoped metrics, pool variables.
 type sel struct{ base string }
 
 func (s sel) join(parts []string, extra []string) string {
@@ -261,8 +261,13 @@ type board struct {
 	id  uint32
 }
 
+// jobSelector picks the series of the jobs chosen in the job variable.
+// Every job that scrapes the exporter is listed, whatever its name; the
+// rules pick theirs by the configured selector instead.
+const jobSelector = `job=~"$job"`
+
 func newBoard(cfg config.Config, uid, title, description string, tags ...string) *board {
-	s := sel{base: cfg.Selector}
+	s := sel{base: jobSelector}
 	d := dashboard.NewDashboardBuilder(title).
 		Uid(uid).
 		Description(description).
@@ -281,6 +286,7 @@ func newBoard(cfg config.Config, uid, title, description string, tags ...string)
 		WithVariable(dashboard.NewDatasourceVariableBuilder(dsVar).
 			Label("Data source").
 			Type("prometheus")).
+		WithVariable(queryVar("job", "Job", "label_values(zfs_pool_state, job)")).
 		WithVariable(queryVar("instance", "Instance",
 			fmt.Sprintf("label_values(zfs_pool_state%s, instance)", s.join(nil, nil)))).
 		WithVariable(queryVar("pool", "Pool",

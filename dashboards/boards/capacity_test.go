@@ -144,7 +144,7 @@ func TestTimeUntilFull(t *testing.T) {
 	}
 	// At 20m, 988 MB are left, going at 10 kB a second: 98,800 seconds.
 	const want = 98800
-	vals := map[string]string{"instance": ".+", "pool": ".+"}
+	vals := map[string]string{"job": ".+", "instance": ".+", "pool": ".+"}
 	var exprTests []any
 	for title, targets := range untilFullTargets(t) {
 		for _, tg := range targets {

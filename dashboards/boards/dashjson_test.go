@@ -171,6 +171,9 @@ const rateWindow = 1234567 * time.Millisecond
 // rateWindowText is rateWindow as PromQL writes it.
 var rateWindowText = model.Duration(rateWindow).String()
 
+// placeholder is the value substitute gives a dashboard's own variables.
+const placeholder = "placeholder"
+
 // substitute replaces Grafana's variables with values PromQL parses:
 // durations for the built-in intervals, a word for the dashboard's own
 // variables (which only appear inside label matchers). Anything else, like
@@ -179,7 +182,7 @@ var rateWindowText = model.Duration(rateWindow).String()
 func substitute(expr string, vars map[string]bool) string {
 	vals := map[string]string{"__rate_interval": rateWindowText, "__interval": "1h", "__range": "1h"}
 	for name := range vars {
-		vals[name] = "placeholder"
+		vals[name] = placeholder
 	}
 	return render.Interpolate(expr, vals)
 }

@@ -13,16 +13,18 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/zpool-exporter/zpool_exporter/dashboards/config"
 	"github.com/zpool-exporter/zpool_exporter/dashboards/internal/contract"
 	"github.com/zpool-exporter/zpool_exporter/dashboards/render"
+	"github.com/zpool-exporter/zpool_exporter/dashboards/rules"
 )
 
 var sample = regexp.MustCompile(`^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})?\s+(\S+)$`)
 
-// goldenSeries turns the golden expositions into promtool input series,
-// each file its own instance: gauges keep their value, counters and
-// histograms grow by one a minute so that rates are not zero.
-func goldenSeries(t *testing.T) []map[string]string {
+// goldenSeries turns the golden expositions into promtool input series of
+// the job, each file its own instance: gauges keep their value, counters
+// and histograms grow by one a minute so that rates are not zero.
+func goldenSeries(t *testing.T, job string) []map[string]string {
 	t.Helper()
 	paths, err := filepath.Glob(contract.GoldenGlob)
 	if err != nil || len(paths) == 0 {
@@ -30,14 +32,14 @@ func goldenSeries(t *testing.T) []map[string]string {
 	}
 	var series []map[string]string
 	for _, path := range paths {
-		series = append(series, expositionSeries(t, path, filepath.Base(path))...)
+		series = append(series, expositionSeries(t, path, job, filepath.Base(path))...)
 	}
 	return series
 }
 
 // expositionSeries turns one golden exposition into promtool input
-// series of the given instance, as goldenSeries does for each file.
-func expositionSeries(t *testing.T, path, instance string) []map[string]string {
+// series of the given job and instance, as goldenSeries does for each file.
+func expositionSeries(t *testing.T, path, job, instance string) []map[string]string {
 	t.Helper()
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -71,7 +73,7 @@ func expositionSeries(t *testing.T, path, instance string) []map[string]string {
 		if err != nil {
 			t.Fatalf("%s: %q: %v", path, line, err)
 		}
-		inst := fmt.Sprintf(`job="zfs", instance=%q`, instance)
+		inst := fmt.Sprintf(`job=%q, instance=%q`, job, instance)
 		if lbls != "" {
 			inst = lbls + ", " + inst
 		}
@@ -190,25 +192,39 @@ var mustReturn = map[string]bool{
 // benchInstance is the instance of the benchmark windows' input series.
 const benchInstance = "bench:9134"
 
-// benchmarkWindows are input series of two benchmark windows, which the
-// golden expositions lack (the exporter serves them only with its
-// benchmark API): "dd" on tank ran from 100 s to 160 s, "fio" names no
+// benchmarkWindows are input series of two benchmark windows of the job,
+// which the golden expositions lack (the exporter serves them only with
+// its benchmark API): "dd" on tank ran from 100 s to 160 s, "fio" names no
 // pool and has been running since 900 s.
-var benchmarkWindows = []map[string]string{
-	{"series": `zfs_benchmark_window_active{job="zfs", instance="` + benchInstance + `", window="1", name="dd", pool="tank"}`, "values": "0x30"},
-	{"series": `zfs_benchmark_window_start_time_seconds{job="zfs", instance="` + benchInstance + `", window="1", name="dd", pool="tank"}`, "values": "100x30"},
-	{"series": `zfs_benchmark_window_end_time_seconds{job="zfs", instance="` + benchInstance + `", window="1", name="dd", pool="tank"}`, "values": "160x30"},
-	{"series": `zfs_benchmark_window_active{job="zfs", instance="` + benchInstance + `", window="2", name="fio"}`, "values": "1x30"},
-	{"series": `zfs_benchmark_window_start_time_seconds{job="zfs", instance="` + benchInstance + `", window="2", name="fio"}`, "values": "900x30"},
+func benchmarkWindows(job string) []map[string]string {
+	l := func(name, labels string) string {
+		return fmt.Sprintf(`%s{job=%q, instance=%q, %s}`, name, job, benchInstance, labels)
+	}
+	dd, fio := `window="1", name="dd", pool="tank"`, `window="2", name="fio"`
+	return []map[string]string{
+		{"series": l("zfs_benchmark_window_active", dd), "values": "0x30"},
+		{"series": l("zfs_benchmark_window_start_time_seconds", dd), "values": "100x30"},
+		{"series": l("zfs_benchmark_window_end_time_seconds", dd), "values": "160x30"},
+		{"series": l("zfs_benchmark_window_active", fio), "values": "1x30"},
+		{"series": l("zfs_benchmark_window_start_time_seconds", fio), "values": "900x30"},
+	}
 }
 
 // Every panel and annotation query runs in Prometheus (promtool's
 // engine) over the golden expositions without an error, such as a join
 // that is many-to-many on real vdev trees, and the queries listed in
-// mustReturn give series.
+// mustReturn give series: scraped as job "zfs" with the shipped rules, and
+// as job "zpool" with the rules made for it, the boards unchanged (their
+// job variable lists every job).
 func TestQueriesEvaluateOnGoldenSeries(t *testing.T) {
+	for _, job := range []string{"zfs", "zpool"} {
+		t.Run("job="+job, func(t *testing.T) { evaluateBoards(t, job, recordingRuleFilesFor(t, job)) })
+	}
+}
+
+func evaluateBoards(t *testing.T, job string, ruleFiles []string) {
 	bin := contract.Promtool(t)
-	vals := map[string]string{"instance": ".+", "pool": ".+", "dataset": ".+", "__rate_interval": "5m", "__interval": "1m", "__range": "1h"}
+	vals := map[string]string{"job": ".+", "instance": ".+", "pool": ".+", "dataset": ".+", "__rate_interval": "5m", "__interval": "1m", "__range": "1h"}
 
 	type evalCase struct{ where, key string }
 	var cases []evalCase
@@ -251,11 +267,11 @@ func TestQueriesEvaluateOnGoldenSeries(t *testing.T) {
 
 	// JSON is YAML, and keeps the quotes of label values intact.
 	spec, err := json.Marshal(map[string]any{
-		"rule_files":          recordingRuleFiles(t),
+		"rule_files":          ruleFiles,
 		"evaluation_interval": "1m",
 		"tests": []any{map[string]any{
 			"interval":         "1m",
-			"input_series":     append(goldenSeries(t), benchmarkWindows...),
+			"input_series":     append(goldenSeries(t, job), benchmarkWindows(job)...),
 			"promql_expr_test": exprTests,
 		}},
 	})
@@ -326,7 +342,7 @@ func TestBenchmarkRunsTable(t *testing.T) {
 		"B": {160e3, 0},
 		"C": {60, 300},
 	}
-	vals := map[string]string{"instance": ".+", "pool": ".+"}
+	vals := map[string]string{"job": ".+", "instance": ".+", "pool": ".+"}
 	var exprTests []any
 	for _, tg := range targets {
 		w, ok := want[tg.RefID]
@@ -347,7 +363,7 @@ func TestBenchmarkRunsTable(t *testing.T) {
 	for ref := range want {
 		t.Errorf("the Benchmark runs panel has no target %s", ref)
 	}
-	if out, err := promtoolExprTests(t, bin, benchmarkWindows, exprTests); err != nil {
+	if out, err := promtoolExprTests(t, bin, benchmarkWindows("zfs"), exprTests); err != nil {
 		t.Errorf("promtool test rules: %v\n%s", err, out)
 	}
 }
@@ -379,6 +395,39 @@ func promtoolExprTests(t *testing.T, bin string, input []map[string]string, case
 const rulesGlob = "../out/rules/*.yaml"
 
 var recordRule = regexp.MustCompile(`(?m)^\s*-?\s*record:\s*(\S+)\s*$`)
+
+// recordingRuleFilesFor lists the rule files that record series for a
+// job: the shipped ones for "zfs", the default, and for another job the
+// rules generated with its selector, as `go run ./cmd/mixin` would.
+func recordingRuleFilesFor(t *testing.T, job string) []string {
+	t.Helper()
+	cfg := config.Default()
+	sel := fmt.Sprintf("job=%q", job)
+	if sel == cfg.Selector {
+		return recordingRuleFiles(t)
+	}
+	cfg.Selector = sel
+	files, err := rules.Files(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	var paths []string
+	for name, data := range files {
+		if !recordRule.Match(data) {
+			continue
+		}
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, p)
+	}
+	if len(paths) == 0 {
+		t.Fatal("the rules generated for job " + job + " record nothing")
+	}
+	return paths
+}
 
 // recordingRuleFiles lists the rule files that record series, as
 // absolute paths for promtool.

@@ -301,9 +301,9 @@ func latencyInput(t *testing.T, golden string) []map[string]string {
 	t.Helper()
 	dir := filepath.Dir(contract.GoldenGlob)
 	instance := golden
-	input := expositionSeries(t, filepath.Join(dir, golden), instance)
+	input := expositionSeries(t, filepath.Join(dir, golden), "zfs", instance)
 	tree := 0
-	for _, s := range expositionSeries(t, filepath.Join(dir, treeGolden), instance) {
+	for _, s := range expositionSeries(t, filepath.Join(dir, treeGolden), "zfs", instance) {
 		if strings.HasPrefix(s["series"], "zfs_vdev_info{") && strings.Contains(s["series"], fmt.Sprintf("pool=%q", latencyPool)) {
 			input = append(input, s)
 			tree++
@@ -392,7 +392,7 @@ func evaluate(t *testing.T, input []map[string]string, exprs []string) [][]gotSa
 // what the exporter sends with its default flags; the others over every
 // family, and their description names the flag that turns theirs on.
 func TestLatencyPanelsOnLatencyGolden(t *testing.T) {
-	vals := map[string]string{"instance": ".+", "pool": ".+", "__rate_interval": "5m", "__interval": "1m", "__range": "1h"}
+	vals := map[string]string{"job": ".+", "instance": ".+", "pool": ".+", "__rate_interval": "5m", "__interval": "1m", "__range": "1h"}
 
 	type evalCase struct {
 		key, where string

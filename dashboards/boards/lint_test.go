@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/prometheus/common/model"
+	"github.com/prometheus/prometheus/model/labels"
 	"github.com/prometheus/prometheus/promql/parser"
 
 	"github.com/zpool-exporter/zpool_exporter/dashboards/boards"
@@ -40,7 +41,7 @@ func lint(b *board) []string {
 	} else if q, _ := dsVar.Query.(string); q != "prometheus" {
 		add("dashboard %q (%s): datasource variable is of type %q, want prometheus", b.Title, b.file, q)
 	}
-	for _, want := range []string{"instance", "pool"} {
+	for _, want := range []string{"job", "instance", "pool"} {
 		if !b.varNames()[want] {
 			add("dashboard %q (%s): no %s variable", b.Title, b.file, want)
 		}
@@ -116,8 +117,42 @@ func lint(b *board) []string {
 		for _, call := range rangeCalls(node) {
 			add("%s: %s\n\t%s", e.where, call, e.text)
 		}
+		if strings.HasSuffix(e.where, `variable "job"`) {
+			continue // the variable lists the jobs
+		}
+		for _, sel := range withoutJobVariable(node) {
+			add("%s: %s does not pick its job by the job variable (job=~\"$job\")\n\t%s", e.where, sel, e.text)
+		}
 	}
 	return problems
+}
+
+// withoutJobVariable lists the series selectors of node that do not pick
+// their job by the board's job variable, alone: a job written into a
+// query empties the board under any other job name.
+func withoutJobVariable(node parser.Node) []string {
+	var bad []string
+	parser.Inspect(node, func(n parser.Node, _ []parser.Node) error {
+		vs, ok := n.(*parser.VectorSelector)
+		if !ok {
+			return nil
+		}
+		jobs := 0
+		for _, m := range vs.LabelMatchers {
+			if m.Name != "job" {
+				continue
+			}
+			jobs++
+			if m.Type != labels.MatchRegexp || m.Value != placeholder {
+				jobs = 2
+			}
+		}
+		if jobs != 1 {
+			bad = append(bad, vs.String())
+		}
+		return nil
+	})
+	return bad
 }
 
 // rateFuncs must be given $__rate_interval, which Grafana keeps at least
@@ -215,6 +250,12 @@ func TestLintsCatchMutations(t *testing.T) {
 			p.Targets[0].Expr = strings.Replace(strings.Replace(p.Targets[0].Expr, "rate(", "irate(", 1), "$__rate_interval", "$__interval", 1)
 		}},
 		{"broken PromQL", "zfs-pools.json", "Fragmentation", "does not parse", func(p *panel) { p.Targets[0].Expr += ")" }},
+		{"job written in", "zfs-io.json", "Disk busy", "job variable", func(p *panel) {
+			p.Targets[0].Expr = strings.Replace(p.Targets[0].Expr, `job=~"$job"`, `job="zfs"`, 1)
+		}},
+		{"job variable left out", "zfs-pools.json", "Capacity used", "job variable", func(p *panel) {
+			p.Targets[0].Expr = strings.Replace(p.Targets[0].Expr, `job=~"$job", `, "", 1)
+		}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			b, id := mutated(t, c.file, c.panel, c.mutate)

@@ -1,6 +1,6 @@
 // Package config is the mixin's _config: the selector that finds the
-// exporter's series and the thresholds of the alerts, shared by the
-// dashboards and the rules.
+// exporter's series in the rules and the thresholds of the alerts, shared
+// by the dashboards and the rules.
 package config
 
 import (
@@ -10,7 +10,9 @@ import (
 
 // Config tunes the generated dashboards and rules.
 type Config struct {
-	// Selector picks the exporter's series, e.g. `job="zfs"`.
+	// Selector picks the exporter's series in the rules, e.g. `job="zfs"`:
+	// set it to the job that scrapes the exporter. The dashboards pick
+	// theirs with a job variable instead, which lists every job.
 	Selector string
 	// CapacityWarning and CapacityCritical are the allocated share of a
 	// pool (0 to 1) that warns and pages.

@@ -159,3 +159,74 @@ func TestEveryRuleHasUnitTests(t *testing.T) {
 		}
 	}
 }
+
+// The rules follow the configured selector, and nothing else ties them to
+// a job name: generated for job "zpool", every unit test passes with its
+// series and expected labels moved to that job; the shipped rules, made
+// for job "zfs", then do not fire.
+func TestRulesFollowTheSelector(t *testing.T) {
+	bin := contract.Promtool(t)
+	cfg := config.Default()
+	if cfg.Selector != `job="zfs"` {
+		t.Fatalf("the default selector is %s; this test moves the unit tests from job zfs", cfg.Selector)
+	}
+	cfg.Selector = `job="zpool"`
+	generated, err := rules.Files(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	shipped := map[string][]byte{}
+	for name, data := range generated {
+		s, err := os.ReadFile(filepath.Join(outDir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		shipped[name] = s
+		// The Helm chart moves the shipped rules to its ServiceMonitor's
+		// job by replacing the selector's text: that must be what
+		// generating them for the job gives.
+		if moved := strings.ReplaceAll(string(s), `job="zfs"`, `job="zpool"`); moved != string(data) {
+			t.Errorf("%s: the rules generated for job zpool differ from the shipped ones with the selector's text replaced", name)
+		}
+	}
+	// The unit tests name their rule files as ../out/rules/NAME.
+	toZpool := strings.NewReplacer(`job="zfs"`, `job="zpool"`, "job: zfs\n", "job: zpool\n")
+	run := func(ruleFiles map[string][]byte, tests []string) (string, error) {
+		root := t.TempDir()
+		for dir, files := range map[string]map[string][]byte{"out/rules": ruleFiles, "tests": nil} {
+			if err := os.MkdirAll(filepath.Join(root, dir), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			for name, data := range files {
+				if err := os.WriteFile(filepath.Join(root, dir, name), data, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		for _, rel := range tests {
+			data, err := os.ReadFile(filepath.Join("..", rel))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(root, rel), []byte(toZpool.Replace(string(data))), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		cmd := exec.Command(bin, append([]string{"test", "rules"}, tests...)...)
+		cmd.Dir = root
+		cmd.Env = append(os.Environ(), "TMPDIR="+scratchDir(t))
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	if out, err := run(generated, unitTestFiles(t)); err != nil || !strings.Contains(out, "SUCCESS") {
+		t.Fatalf("the rules generated for job zpool, over the unit tests moved to job zpool: %v\n%s", err, out)
+	}
+	// The pools' tests alone show it, at a tenth of the time.
+	out, err := run(shipped, []string{filepath.Join("tests", "pools.yaml")})
+	if err == nil {
+		t.Fatalf("the shipped rules (job zfs) passed the unit tests moved to job zpool:\n%s", out)
+	}
+	if !strings.Contains(out, "ZFSPoolNotOnline") {
+		t.Errorf("the shipped rules failed under job zpool, but not on ZFSPoolNotOnline:\n%.2000s", out)
+	}
+}

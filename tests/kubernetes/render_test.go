@@ -2,6 +2,7 @@ package kubernetes
 
 import (
 	"bytes"
+	"fmt"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -326,7 +327,8 @@ func TestServiceMonitorRelabelsJobAndInstance(t *testing.T) {
 		t.Errorf("the instance relabeling is %+v, want a replace from __meta_kubernetes_pod_node_name", inst)
 	}
 
-	// Every job the rules and dashboards select is the one relabeled to.
+	// Every job the rules select is the one relabeled to; the dashboards
+	// list every job in their job variable and write none.
 	selected := regexp.MustCompile(`job=\\?"([^"\\]*)`)
 	found := 0
 	for _, path := range append(repoFiles(t, "dashboards/out/rules/*.yaml"), repoFiles(t, "dashboards/out/dashboards/*.json")...) {
@@ -347,12 +349,53 @@ func TestServiceMonitorRelabelsJobAndInstance(t *testing.T) {
 func TestPrometheusRuleGroupsEqualGeneratedRuleFiles(t *testing.T) {
 	objs := render(t, nil)
 	pr := only(t, "PrometheusRules", objs.PrometheusRules)
+	if diff := cmp.Diff(generatedRuleGroups(t, "zfs"), pr.Spec.Groups); diff != "" {
+		t.Errorf("the PrometheusRule's groups differ from dashboards/out/rules (-files +chart); run `go run ./cmd/mixin` in dashboards/:\n%s", diff)
+	}
+	// Prometheus, not Helm, expands the annotations' templates.
+	if !strings.Contains(only(t, "PrometheusRule docs", docsOf(objs, "PrometheusRule")).Text, "{{ $labels.pool }}") {
+		t.Error("the rendered PrometheusRule lost the annotations' {{ $labels.pool }}")
+	}
+}
+
+// Another serviceMonitor.job moves the ServiceMonitor's series and the
+// rules' selector together: the rules are the generated ones with their
+// selector's text replaced, which the dashboards module's
+// TestRulesFollowTheSelector shows is what generating them for that job
+// gives.
+func TestServiceMonitorJobAndRulesMoveTogether(t *testing.T) {
+	objs := render(t, map[string]any{"serviceMonitor": map[string]any{"job": "zpool"}})
+	ep := only(t, "ServiceMonitors", objs.ServiceMonitors).Spec.Endpoints[0]
+	relabeled := ""
+	for _, r := range ep.RelabelConfigs {
+		if r.TargetLabel == "job" && r.Replacement != nil {
+			relabeled = *r.Replacement
+		}
+	}
+	if relabeled != "zpool" {
+		t.Errorf("the ServiceMonitor relabels job to %q, want zpool", relabeled)
+	}
+	pr := only(t, "PrometheusRules", objs.PrometheusRules)
+	if diff := cmp.Diff(generatedRuleGroups(t, "zpool"), pr.Spec.Groups); diff != "" {
+		t.Errorf("with serviceMonitor.job=zpool, the PrometheusRule's groups are not the rules moved to job zpool (-want +chart):\n%s", diff)
+	}
+	text := only(t, "PrometheusRule docs", docsOf(objs, "PrometheusRule")).Text
+	if strings.Contains(text, `job=\"zfs\"`) || strings.Contains(text, `job="zfs"`) || !strings.Contains(text, `job=\"zpool\"`) && !strings.Contains(text, `job="zpool"`) {
+		t.Errorf("the rendered PrometheusRule still selects job zfs, or not zpool:\n%s", head(text, 40))
+	}
+}
+
+// generatedRuleGroups are the groups of dashboards/out/rules, their
+// selector moved from job zfs to the job given.
+func generatedRuleGroups(t *testing.T, job string) []monitoringv1.RuleGroup {
+	t.Helper()
 	var want []monitoringv1.RuleGroup
 	for _, path := range repoFiles(t, "dashboards/out/rules/*.yaml") {
 		var f struct {
 			Groups []monitoringv1.RuleGroup `json:"groups"`
 		}
-		if err := decodeStrict(readFile(t, path), &f); err != nil {
+		text := strings.ReplaceAll(string(readFile(t, path)), `job="zfs"`, fmt.Sprintf("job=%q", job))
+		if err := decodeStrict([]byte(text), &f); err != nil {
 			t.Fatalf("%s: %v", path, err)
 		}
 		if len(f.Groups) == 0 {
@@ -360,13 +403,7 @@ func TestPrometheusRuleGroupsEqualGeneratedRuleFiles(t *testing.T) {
 		}
 		want = append(want, f.Groups...)
 	}
-	if diff := cmp.Diff(want, pr.Spec.Groups); diff != "" {
-		t.Errorf("the PrometheusRule's groups differ from dashboards/out/rules (-files +chart); run `go run ./cmd/mixin` in dashboards/:\n%s", diff)
-	}
-	// Prometheus, not Helm, expands the annotations' templates.
-	if !strings.Contains(only(t, "PrometheusRule docs", docsOf(objs, "PrometheusRule")).Text, "{{ $labels.pool }}") {
-		t.Error("the rendered PrometheusRule lost the annotations' {{ $labels.pool }}")
-	}
+	return want
 }
 
 func docsOf(objs *objects, kind string) []*doc {

@@ -224,7 +224,7 @@ var grafanaVariable = regexp.MustCompile(`\$(?:\{([A-Za-z_]\w*)(?::[^}]*)?\}|([A
 
 func histogramQueries(t *testing.T) []histogramQuery {
 	t.Helper()
-	values := map[string]string{"instance": ".*", "pool": ".*", "dataset": ".*", "__rate_interval": "9s", "__interval": "1s", "__range": "1m"}
+	values := map[string]string{"job": ".*", "instance": ".*", "pool": ".*", "dataset": ".*", "__rate_interval": "9s", "__interval": "1s", "__range": "1m"}
 	readsHistogram := func(expr string) bool {
 		return slices.ContainsFunc(histogramFamilies, func(f string) bool { return strings.Contains(expr, f) })
 	}

@@ -19,13 +19,15 @@ func main() {
 	// The chart ships its own copy because Helm reads only files inside
 	// the chart's directory (.Files.Get), so it cannot point at out/.
 	chart := flag.String("chart", "../deploy/helm/zpool-exporter/files", "the Helm chart's files/ directory to write the same dashboards/ and rules/ into; empty to skip")
+	cfg := config.Default()
+	flag.StringVar(&cfg.Selector, "selector", cfg.Selector, "the label matchers by which the rules pick the exporter's series: the job that scrapes it")
 	flag.Parse()
 	dirs := []string{*out}
 	if *chart != "" {
 		dirs = append(dirs, *chart)
 	}
 	for _, dir := range dirs {
-		if err := write(dir, config.Default()); err != nil {
+		if err := write(dir, cfg); err != nil {
 			fmt.Fprintln(os.Stderr, "mixin:", err)
 			os.Exit(1)
 		}
