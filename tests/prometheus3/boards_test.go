@@ -229,6 +229,38 @@ func histogramQueries(t *testing.T) []histogramQuery {
 		return slices.ContainsFunc(histogramFamilies, func(f string) bool { return strings.Contains(expr, f) })
 	}
 	var out []histogramQuery
+	for _, q := range boardQueries(t, values) {
+		if readsHistogram(q.expr) {
+			out = append(out, q)
+		}
+	}
+	data, err := os.ReadFile(repotest.Path("dashboards", "out", "rules", "zfs-rules.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var file struct {
+		Groups []struct {
+			Rules []struct{ Record, Expr string }
+		}
+	}
+	if err := yaml.Unmarshal(data, &file); err != nil {
+		t.Fatalf("zfs-rules.yaml: %v", err)
+	}
+	for _, g := range file.Groups {
+		for _, r := range g.Rules {
+			if readsHistogram(r.Expr) {
+				out = append(out, histogramQuery{where: "zfs-rules.yaml: " + r.Record, expr: r.Expr})
+			}
+		}
+	}
+	return out
+}
+
+// boardQueries are the queries of every panel of the shipped dashboards,
+// their Grafana variables given the values.
+func boardQueries(t *testing.T, values map[string]string) []histogramQuery {
+	t.Helper()
+	var out []histogramQuery
 	boards, err := filepath.Glob(repotest.Path("dashboards", "out", "dashboards", "*.json"))
 	if err != nil || len(boards) == 0 {
 		t.Fatalf("no dashboards in dashboards/out/dashboards (%v)", err)
@@ -255,9 +287,6 @@ func histogramQueries(t *testing.T) []histogramQuery {
 		walk = func(panels []panel) {
 			for _, p := range panels {
 				for _, tg := range p.Targets {
-					if !readsHistogram(tg.Expr) {
-						continue
-					}
 					where := fmt.Sprintf("%s: panel %q target %s", filepath.Base(path), p.Title, tg.RefID)
 					expr := grafanaVariable.ReplaceAllStringFunc(tg.Expr, func(ref string) string {
 						m := grafanaVariable.FindStringSubmatch(ref)
@@ -273,25 +302,6 @@ func histogramQueries(t *testing.T) []histogramQuery {
 			}
 		}
 		walk(board.Panels)
-	}
-	data, err := os.ReadFile(repotest.Path("dashboards", "out", "rules", "zfs-rules.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var file struct {
-		Groups []struct {
-			Rules []struct{ Record, Expr string }
-		}
-	}
-	if err := yaml.Unmarshal(data, &file); err != nil {
-		t.Fatalf("zfs-rules.yaml: %v", err)
-	}
-	for _, g := range file.Groups {
-		for _, r := range g.Rules {
-			if readsHistogram(r.Expr) {
-				out = append(out, histogramQuery{where: "zfs-rules.yaml: " + r.Record, expr: r.Expr})
-			}
-		}
 	}
 	return out
 }
