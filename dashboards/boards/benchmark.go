@@ -30,9 +30,12 @@ func benchmarkBoard(cfg config.Config) (dashboard.Dashboard, error) {
 	s := b.s
 	b.Refresh("10s").Time("now-30m", "now")
 
+	// Every minute a window was active in marks it, however short the run
+	// (the annotation's step is a minute); windows of the chosen pools
+	// and those that name none.
 	b.annotation("Benchmark windows", "purple",
-		fmt.Sprintf(`%s%s == 1`, benchmarkWindowMetric, s.host()),
-		"Benchmark", "benchmark running on {{instance}}", "instance")
+		fmt.Sprintf(`max_over_time(%s%s[1m]) == 1`, benchmarkWindowMetric, s.host(`pool=~"$pool|"`)),
+		"{{name}}", "benchmark {{name}} running on {{instance}} {{pool}}", "instance,pool")
 	b.tagAnnotation("Benchmark runs (zpool_bench)", "orange", benchRunTag)
 
 	// Windows are listed whatever the pool variable says: a window need

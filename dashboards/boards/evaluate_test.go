@@ -368,14 +368,67 @@ func TestBenchmarkRunsTable(t *testing.T) {
 	}
 }
 
+// The benchmark windows' annotation marks a run shorter than its minute
+// step, scraped active once between two steps, and keeps to the pool
+// variable: the windows of the chosen pool and those that name none.
+func TestBenchmarkWindowAnnotationShowsShortRuns(t *testing.T) {
+	bin := contract.Promtool(t)
+	var expr string
+	for _, b := range decodeAll(t) {
+		for _, a := range b.Annotations.List {
+			if b.file == "zfs-benchmark.json" && a.Name == "Benchmark windows" {
+				expr = a.Expr
+			}
+		}
+	}
+	if expr == "" {
+		t.Fatal("the benchmark board has no Benchmark windows annotation")
+	}
+	// Scrapes every 15 s: each run is active at one scrape only, at 45 s.
+	series := func(name, pool string) map[string]string {
+		l := fmt.Sprintf(`zfs_benchmark_window_active{job="zfs", instance=%q, window=%q, name=%q`, benchInstance, name, name)
+		if pool != "" {
+			l += fmt.Sprintf(", pool=%q", pool)
+		}
+		return map[string]string{"series": l + "}", "values": "0 0 0 1 0 0 0 0 0"}
+	}
+	input := []map[string]string{series("short", "tank"), series("nameless", ""), series("elsewhere", "backup")}
+	label := func(name, pool string) string {
+		l := fmt.Sprintf(`{job="zfs", instance=%q, window=%q, name=%q`, benchInstance, name, name)
+		if pool != "" {
+			l += fmt.Sprintf(", pool=%q", pool)
+		}
+		return l + "}"
+	}
+	vals := map[string]string{"job": ".+", "instance": ".+", "pool": "tank"}
+	cases := []any{map[string]any{
+		// The annotation's first step after the run.
+		"expr":      render.Interpolate(expr, vals),
+		"eval_time": "1m",
+		"exp_samples": []any{
+			map[string]any{"labels": label("short", "tank"), "value": 1},
+			map[string]any{"labels": label("nameless", ""), "value": 1},
+		},
+	}}
+	if out, err := promtoolExprTestsEvery(t, bin, "15s", input, cases); err != nil {
+		t.Errorf("the Benchmark windows annotation over a run of one scrape: %v\n%s", err, out)
+	}
+}
+
 // promtoolExprTests runs promql_expr_test cases over input series a
 // minute apart in promtool, and returns what it printed.
 func promtoolExprTests(t *testing.T, bin string, input []map[string]string, cases []any) ([]byte, error) {
 	t.Helper()
+	return promtoolExprTestsEvery(t, bin, "1m", input, cases)
+}
+
+// promtoolExprTestsEvery is promtoolExprTests with samples interval apart.
+func promtoolExprTestsEvery(t *testing.T, bin, interval string, input []map[string]string, cases []any) ([]byte, error) {
+	t.Helper()
 	spec, err := json.Marshal(map[string]any{
 		"evaluation_interval": "1m",
 		"tests": []any{map[string]any{
-			"interval":         "1m",
+			"interval":         interval,
 			"input_series":     input,
 			"promql_expr_test": cases,
 		}},

@@ -3,6 +3,8 @@ package boards
 import (
 	"fmt"
 
+	"github.com/grafana/grafana-foundation-sdk/go/cog"
+	"github.com/grafana/grafana-foundation-sdk/go/common"
 	"github.com/grafana/grafana-foundation-sdk/go/dashboard"
 
 	"github.com/zpool-exporter/zpool_exporter/dashboards/config"
@@ -50,7 +52,10 @@ func scansBoard(cfg config.Config) (dashboard.Dashboard, error) {
 			{"Value #F", "ended", []dashboard.DynamicConfigValue{unit("dateTimeAsIso")}},
 			{"Value #G", "waiting", []dashboard.DynamicConfigValue{mappings(textMap([][3]string{{"1", "for resilver or clear", "orange"}, {"0", "no", "green"}})), colorText()}},
 		}...),
-		"Value #A"))
+		"Value #A").
+		// Running scans first: scanning, paused, then finished and
+		// canceled ones, as the states sort backwards.
+		SortBy([]cog.Builder[common.TableSortByFieldState]{common.NewTableSortByFieldStateBuilder().DisplayName("state").Desc(true)}))
 
 	b.WithPanel(b.timeseries("Progress",
 		"Share of the scan, expansion or removal done, as zpool status reports it. It can pass 100% when the pool gained data meanwhile.",
