@@ -88,14 +88,16 @@ go test -count=1 -timeout 30m ./...
 # rendered by Helm's library, and the compose demo stack run on a Docker
 # engine of the tests' own (its first run makes the base images: a few
 # minutes more): a module of their own, for chromedp, compose-go and Helm.
-# tests/prometheus3 builds Prometheus 3.16 with go install into the user's
+# tests/prometheus3 builds Prometheus 3.16 (and its promtool, for the
+# rules' unit tests) with go install into the user's
 # cache: built here first, alone (minutes on 2 cores the first time, seconds
 # once cached), the test finds it up to date rather than build it beside the
 # other packages under the module's timeout. The version is
 # tests/internal/prom3's Version.
 prom3=${XDG_CACHE_HOME:-$HOME/.cache}/zpool_exporter-tests/prometheus-v0.316.0
 (cd "$(mktemp -d)" && GOBIN=$prom3 GOWORK=off GOFLAGS=-buildvcs=false \
-	go install github.com/prometheus/prometheus/cmd/prometheus@v0.316.0)
+	go install github.com/prometheus/prometheus/cmd/prometheus@v0.316.0 \
+	github.com/prometheus/prometheus/cmd/promtool@v0.316.0)
 (cd tests && go test -count=1 -timeout 20m ./...)
 # make dist's packager: a module of its own, for nfpm (its packages are
 # checked by tests/packages above).

@@ -1,7 +1,8 @@
 // Package prom3 builds the Prometheus 3.x the tests run where Debian's
 // 2.42 cannot stand in: native histograms, histograms converted to
-// native ones (convert_classic_histograms_to_nhcb), and the compose
-// stack's Prometheus, which docker-compose.yml pins to 3.16.
+// native ones (convert_classic_histograms_to_nhcb), the compose stack's
+// Prometheus, which docker-compose.yml pins to 3.16, and promtool 3.16
+// for the rules' unit tests.
 package prom3
 
 import (
@@ -29,12 +30,23 @@ const Version = "v0.316.0"
 // or fails with CI=true.
 func Binary(t *testing.T, workDir string) string {
 	t.Helper()
+	return build(t, workDir, "prometheus")
+}
+
+// Promtool is Binary for the promtool of the same release.
+func Promtool(t *testing.T, workDir string) string {
+	t.Helper()
+	return build(t, workDir, "promtool")
+}
+
+func build(t *testing.T, workDir, command string) string {
+	t.Helper()
 	cache, err := os.UserCacheDir()
 	if err != nil {
 		cache = os.TempDir()
 	}
 	dir := filepath.Join(cache, "zpool_exporter-tests", "prometheus-"+Version)
-	bin := filepath.Join(dir, "prometheus")
+	bin := filepath.Join(dir, command)
 	ctx := context.Background()
 	if deadline, ok := t.Deadline(); ok {
 		var cancel context.CancelFunc
@@ -42,13 +54,13 @@ func Binary(t *testing.T, workDir string) string {
 		defer cancel()
 	}
 	began := time.Now()
-	cmd := exec.CommandContext(ctx, "go", "install", "github.com/prometheus/prometheus/cmd/prometheus@"+Version)
+	cmd := exec.CommandContext(ctx, "go", "install", "github.com/prometheus/prometheus/cmd/"+command+"@"+Version)
 	cmd.Dir = workDir
 	cmd.Env = append(os.Environ(), "GOBIN="+dir, "GOWORK=off", "GOFLAGS=-buildvcs=false")
 	out, err := cmd.CombinedOutput()
 	if err != nil {
-		e2e.SkipOrFail(t, "cannot build Prometheus %s (go install needs the Go module proxy the first time): %v\n%s", Version, err, out)
+		e2e.SkipOrFail(t, "cannot build %s %s (go install needs the Go module proxy the first time): %v\n%s", command, Version, err, out)
 	}
-	t.Logf("Prometheus %s in %s, built or found up to date in %s", Version, bin, time.Since(began).Round(time.Second))
+	t.Logf("%s %s in %s, built or found up to date in %s", command, Version, bin, time.Since(began).Round(time.Second))
 	return bin
 }
