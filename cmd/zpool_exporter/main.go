@@ -276,7 +276,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		if windows != nil {
 			opts.Windows = windows.List
 		}
-		mux.Handle("/", statuspage.New(pageReading(shared), opts))
+		mux.Handle("/", statuspage.New(pageReading(shared, missing), opts))
 	}
 	// Requests run under work too: at shutdown the scrapes in flight end
 	// with their commands rather than at their deadline.
@@ -552,7 +552,7 @@ func (h *metricsHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // pageReading is the status page's reading of the shared gather: its
 // metrics, and the `zpool status` its collectors read.
-func pageReading(shared *collector.Shared) statuspage.ReadFunc {
+func pageReading(shared *collector.Shared, missing *notInstalled) statuspage.ReadFunc {
 	return func(ctx context.Context) statuspage.Reading {
 		r, err := shared.Gather(ctx)
 		if err != nil {
@@ -560,6 +560,9 @@ func pageReading(shared *collector.Shared) statuspage.ReadFunc {
 			return statuspage.Reading{Time: time.Now(), StatusErr: fmt.Errorf("reading the collectors: %w", err)}
 		}
 		st, err := r.Status(ctx)
+		if errors.Is(err, runner.ErrNotFound) {
+			err = missing.explain(err)
+		}
 		return statuspage.Reading{Time: r.Time, Families: r.Families(), Status: st, StatusErr: err}
 	}
 }

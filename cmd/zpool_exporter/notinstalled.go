@@ -44,6 +44,17 @@ func (m *notInstalled) tell(err error) {
 	m.logger.Error(advice+". Logged once: until then the collectors that run it fail at every scrape.", "err", err)
 }
 
+// explain gives err, a failure of a command that is not installed, the
+// advice the log gives, for a reader such as the status page.
+func (m *notInstalled) explain(err error) error {
+	var line string
+	if e, ok := errors.AsType[*runner.Error](err); ok {
+		line = e.Command
+	}
+	_, advice := m.advice(line)
+	return fmt.Errorf("%s (%w)", advice, err)
+}
+
 // advice says what to do about the command of line, and which program it
 // is: one hint covers zpool and zfs, which ZFS installs together.
 func (m *notInstalled) advice(line string) (program, advice string) {

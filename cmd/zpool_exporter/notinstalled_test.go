@@ -1,6 +1,8 @@
 package main
 
 import (
+	"io"
+	"net/http"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -31,6 +33,18 @@ func TestZpoolNotInstalled(t *testing.T) {
 				}
 				if v, ok := m.Get("zfs_exporter_source_up", map[string]string{"source": "zpool_status"}); !ok || v != 0 {
 					t.Errorf("zfs_exporter_source_up{source=\"zpool_status\"} = %v (present %v), want 0", v, ok)
+				}
+			}
+			// The status page says what the log says, not the bare error.
+			resp, err := http.Get(e.URL + "/")
+			if err != nil {
+				t.Fatal(err)
+			}
+			page, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			for _, want := range []string{"install ZFS", "--zpool.command", "--demo"} {
+				if !strings.Contains(string(page), want) {
+					t.Errorf("the status page does not say %q", want)
 				}
 			}
 			log, _, _ := strings.Cut(e.Quit(t), "SIGQUIT")

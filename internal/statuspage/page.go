@@ -87,7 +87,9 @@ func (p *Page) current(ctx context.Context) View {
 	r := p.read(ctx)
 	p.view, p.viewAt = build(r, p.rates), time.Now()
 	if r.StatusErr != nil {
-		p.opts.Logger.Warn("status page: zpool status failed", "err", r.StatusErr)
+		// The page shows it; the collectors log and count their own
+		// failures, so a reader refreshing the page adds no warnings.
+		p.opts.Logger.Debug("status page: zpool status failed", "err", r.StatusErr)
 	}
 	return p.view
 }
