@@ -36,6 +36,33 @@ func savedReport(t *testing.T, dir, id, name string, start time.Time, writeMBps 
 	return paths[0]
 }
 
+// A run shorter than its counters' sampling interval has no average: the
+// list says n/a rather than what a whole interval's bytes over the run's
+// fraction of it would read (a 0.047 s run as 866.9 MB/s).
+func TestListShowsNoAverageForARunTooShort(t *testing.T) {
+	dir := t.TempDir()
+	start := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
+	why := "run (0.047 s) shorter than the sampling interval of the pool's I/O counters (1.00 s): what they counted took longer than the run"
+	r := benchreport.Report{
+		Run:             benchreport.Run{ID: "0000dddd", Name: "dd 40M", Pool: "tank", Command: []string{"dd"}, Start: start, End: start.Add(47 * time.Millisecond)},
+		DurationSeconds: 0.047,
+		Pool: benchreport.VdevStats{Name: "tank", Type: "root",
+			WriteBytes: benchreport.Counter{Samples: 2, Increase: 40.75e6, AverageUnavailable: why, PeakUnavailable: why},
+			ReadBytes:  benchreport.Counter{Samples: 2, AverageUnavailable: why, PeakUnavailable: why}},
+	}
+	if _, err := saveRun(dir, r); err != nil {
+		t.Fatal(err)
+	}
+	var out, errs bytes.Buffer
+	if rc := run(t.Context(), []string{"list", "--runs.dir", dir}, env{stdout: &out, stderr: &errs}); rc != 0 {
+		t.Fatalf("list: %d %s", rc, errs.String())
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != 2 || strings.Count(lines[1], " n/a ") != 2 || !strings.Contains(lines[1], "0.047 s") || strings.Contains(lines[1], "867") {
+		t.Errorf("list:\n%s\nwant the run's two averages n/a and its 0.047 s", out.String())
+	}
+}
+
 func TestSavedRunsAreFoundByFileIDOrName(t *testing.T) {
 	dir := t.TempDir()
 	t0 := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)

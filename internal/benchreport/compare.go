@@ -106,6 +106,15 @@ func Compare(reports []Report) Comparison {
 			return val(k), k.Samples > 0
 		})
 	}
+	average := func(key, label, unit string, pick func(VdevStats) Counter) {
+		figureOrWhy(key, label, unit, func(r Report) (float64, bool, string) {
+			k := pick(r.Pool)
+			if k.Samples > 0 && k.AverageUnavailable != "" {
+				return 0, false, k.AverageUnavailable
+			}
+			return k.PerSecond, k.Samples > 0, ""
+		})
+	}
 	peakOf := func(key, label string, pick func(VdevStats) Counter) {
 		figureOrWhy(key, label, "bytes/s", func(r Report) (float64, bool, string) {
 			k := pick(r.Pool)
@@ -120,18 +129,17 @@ func Compare(reports []Report) Comparison {
 	wo := func(v VdevStats) Counter { return v.WriteOps }
 	ro := func(v VdevStats) Counter { return v.ReadOps }
 	inc := func(k Counter) float64 { return k.Increase }
-	avg := func(k Counter) float64 { return k.PerSecond }
 
-	counter("pool.write.bytes_per_second", "pool write MB/s avg", "bytes/s", wb, avg)
+	average("pool.write.bytes_per_second", "pool write MB/s avg", "bytes/s", wb)
 	peakOf("pool.write.peak_bytes_per_second", "pool write MB/s peak", wb)
-	counter("pool.read.bytes_per_second", "pool read MB/s avg", "bytes/s", rb, avg)
+	average("pool.read.bytes_per_second", "pool read MB/s avg", "bytes/s", rb)
 	peakOf("pool.read.peak_bytes_per_second", "pool read MB/s peak", rb)
 	counter("pool.write.bytes", "pool written MB", "bytes", wb, inc)
 	counter("pool.read.bytes", "pool read MB", "bytes", rb, inc)
 	counter("pool.write.operations", "pool write ops", "operations", wo, inc)
 	counter("pool.read.operations", "pool read ops", "operations", ro, inc)
-	counter("pool.write.operations_per_second", "pool write ops/s", "operations/s", wo, avg)
-	counter("pool.read.operations_per_second", "pool read ops/s", "operations/s", ro, avg)
+	average("pool.write.operations_per_second", "pool write ops/s", "operations/s", wo)
+	average("pool.read.operations_per_second", "pool read ops/s", "operations/s", ro)
 	// The pool's latency: writes first, as above, and total wait before
 	// disk wait.
 	for _, dir := range []string{"write", "read"} {

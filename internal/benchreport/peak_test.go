@@ -35,8 +35,9 @@ func shortReport(t *testing.T) Report {
 
 const shortReason = "run (1.50 s) shorter than the sampling interval of the pool's I/O counters (2.00 s)"
 
-// A run shorter than one sampling interval has no peak, says why, and
-// every format says so.
+// A run shorter than one sampling interval has no peak and no average
+// (what the counters moved took a whole interval, not the run's 1.5 s:
+// 1000 MB in it would read 666.7 MB/s), says why, and every format says so.
 func TestShortRunHasNoPeak(t *testing.T) {
 	r := shortReport(t)
 	for _, v := range append([]VdevStats{r.Pool}, r.Vdevs...) {
@@ -50,7 +51,14 @@ func TestShortRunHasNoPeak(t *testing.T) {
 			}
 		}
 	}
-	near(t, "pool write average", r.Pool.WriteBytes.PerSecond, 1000e6/1.5)
+	for _, v := range append([]VdevStats{r.Pool}, r.Vdevs...) {
+		for _, c := range []Counter{v.ReadBytes, v.WriteBytes, v.ReadOps, v.WriteOps} {
+			if c.AverageUnavailable != shortAverageReason || c.PerSecond != 0 {
+				t.Errorf("%s: average %v, reason %q; want none, for %q", v.Name, c.PerSecond, c.AverageUnavailable, shortAverageReason)
+			}
+		}
+	}
+	near(t, "pool written", r.Pool.WriteBytes.Increase, 1000e6)
 	if !strings.Contains(strings.Join(r.Missing, "\n"), "the run lasted 1.5 s and the pool's I/O counters moved every 2 s: too short for a peak over a whole interval") {
 		t.Errorf("missing = %q", r.Missing)
 	}
@@ -61,19 +69,21 @@ func TestShortRunHasNoPeak(t *testing.T) {
 		"\nMB/s peak           n/a     n/a\n",
 		"\npeak between (s)    n/a     n/a\n",
 		"note: MB/s peak n/a: " + shortReason,
-		"dd wrote: 209.7 MB in 1.90 s, 110.0 MB/s | pool: 1000 MB written, 666.7 MB/s avg, peak n/a",
+		"dd wrote: 209.7 MB in 1.90 s, 110.0 MB/s | pool: 1000 MB written, average n/a, peak n/a",
+		"\nMB/s avg            n/a     n/a\n",
+		"note: MB/s avg n/a: " + shortAverageReason,
 	} {
 		if !strings.Contains(table, want) {
 			t.Errorf("table lacks %q:\n%s", want, table)
 		}
 	}
-	if strings.Contains(table, "150.0") {
+	if strings.Contains(table, "150.0") || strings.Contains(table, "666.7") {
 		t.Errorf("table shows the 150 MB/s over the interval the run falls within:\n%s", table)
 	}
 
 	md := string(render(t, func(w io.Writer) error { return WriteMarkdown(w, r) }))
 	golden(t, "short.md", []byte(md))
-	for _, want := range []string{"| MB/s peak | n/a | n/a |", "| peak between (s) | n/a | n/a |", "- note: MB/s peak n/a: " + shortReason, "666.7 MB/s avg, peak n/a"} {
+	for _, want := range []string{"| MB/s peak | n/a | n/a |", "| peak between (s) | n/a | n/a |", "- note: MB/s peak n/a: " + shortReason, "average n/a, peak n/a"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("Markdown lacks %q:\n%s", want, md)
 		}
@@ -98,8 +108,8 @@ func TestShortRunHasNoPeak(t *testing.T) {
 				t.Errorf("CSV %s: peak_%s_unavailable %q, want %q", rec[col["vdev"]], dir, got, shortReason)
 			}
 		}
-		if rec[col["write_bytes_per_second"]] == "" {
-			t.Errorf("CSV %s: no average", rec[col["vdev"]])
+		if got := rec[col["write_bytes_per_second"]]; got != "" {
+			t.Errorf("CSV %s: average %q, want an empty cell", rec[col["vdev"]], got)
 		}
 	}
 
@@ -133,8 +143,18 @@ func TestShortRunHasNoPeak(t *testing.T) {
 	}
 }
 
-// Compare says, run by run, which peaks a run is too short for, in
-// every format.
+// averages are the comparison's rows of averages over the run, which a run
+// shorter than the sampling interval has none of.
+var averages = map[string]bool{
+	"pool.write.bytes_per_second": true, "pool.read.bytes_per_second": true,
+	"pool.write.operations_per_second": true, "pool.read.operations_per_second": true,
+}
+
+// shortAverageReason is why the short run has no averages.
+const shortAverageReason = "run (1.50 s) shorter than the sampling interval of the pool's I/O counters (2.00 s): what they counted took longer than the run"
+
+// Compare says, run by run, which peaks and averages a run is too short
+// for, in every format.
 func TestCompareShortRunHasNoPeak(t *testing.T) {
 	c := Compare([]Report{mirrorReport(t), shortReport(t)})
 	for _, key := range []string{"pool.write.peak_bytes_per_second", "pool.read.peak_bytes_per_second"} {
@@ -191,12 +211,17 @@ func TestCompareShortRunHasNoPeak(t *testing.T) {
 			if rec[3] != "" || rec[4] != "" || rec[len(rec)-1] != "run 2: "+shortReason {
 				t.Errorf("CSV %s = %q, want the second run's value and ratio empty, and why", rec[0], rec)
 			}
+		} else if averages[rec[0]] {
+			found++
+			if rec[3] != "" || rec[4] != "" || rec[len(rec)-1] != "run 2: "+shortAverageReason {
+				t.Errorf("CSV %s = %q, want the second run's value and ratio empty, and why", rec[0], rec)
+			}
 		} else if rec[len(rec)-1] != "" && !isPoolLatency(rec[0]) {
 			t.Errorf("CSV %s gives a reason: %q", rec[0], rec)
 		}
 	}
-	if found != 2 {
-		t.Errorf("%d peak rows in the CSV, want 2", found)
+	if found != 2+len(averages) {
+		t.Errorf("%d peak and average rows in the CSV, want %d", found, 2+len(averages))
 	}
 
 	js := render(t, func(w io.Writer) error { return WriteComparisonJSON(w, c) })

@@ -219,8 +219,11 @@ func counterMB(c Counter) string {
 }
 
 func rateMB(c Counter) string {
-	if c.Samples == 0 {
+	switch {
+	case c.Samples == 0:
 		return "-"
+	case c.AverageUnavailable != "":
+		return notAvailable
 	}
 	return fmtMB(c.PerSecond)
 }
@@ -260,20 +263,32 @@ func peakPhrase(c Counter) string {
 	return peakMB(c) + " MB/s peak"
 }
 
-// peakNotes say why the pool's table shows no peak.
+// averagePhrase is a counter's average for a sentence: "150.0 MB/s avg",
+// or "average n/a".
+func averagePhrase(c Counter) string {
+	if c.Samples > 0 && c.AverageUnavailable != "" {
+		return "average " + notAvailable
+	}
+	return rateMB(c) + " MB/s avg"
+}
+
+// peakNotes say why the pool's table shows no average or no peak.
 func peakNotes(p VdevStats) []string {
-	r, w := p.ReadBytes.PeakUnavailable, p.WriteBytes.PeakUnavailable
-	if r != "" && r == w {
-		return []string{"note: MB/s peak " + notAvailable + ": " + r}
+	notes := func(figure, r, w string) []string {
+		if r != "" && r == w {
+			return []string{"note: " + figure + " " + notAvailable + ": " + r}
+		}
+		var out []string
+		if w != "" {
+			out = append(out, "note: write "+figure+" "+notAvailable+": "+w)
+		}
+		if r != "" {
+			out = append(out, "note: read "+figure+" "+notAvailable+": "+r)
+		}
+		return out
 	}
-	var out []string
-	if w != "" {
-		out = append(out, "note: write MB/s peak "+notAvailable+": "+w)
-	}
-	if r != "" {
-		out = append(out, "note: read MB/s peak "+notAvailable+": "+r)
-	}
-	return out
+	return append(notes("MB/s avg", p.ReadBytes.AverageUnavailable, p.WriteBytes.AverageUnavailable),
+		notes("MB/s peak", p.ReadBytes.PeakUnavailable, p.WriteBytes.PeakUnavailable)...)
 }
 
 func counterOps(c Counter) string {
@@ -284,8 +299,11 @@ func counterOps(c Counter) string {
 }
 
 func rateOps(c Counter) string {
-	if c.Samples == 0 {
+	switch {
+	case c.Samples == 0:
 		return "-"
+	case c.AverageUnavailable != "":
+		return notAvailable
 	}
 	return sig(c.PerSecond)
 }
@@ -454,10 +472,10 @@ func resultText(tool workload.Tool, res workload.Result, dir workload.Direction)
 // the direction that moved more bytes, or both when that is unclear.
 func poolSide(p VdevStats, dir workload.Direction) string {
 	read := func() string {
-		return fmt.Sprintf("%s MB read, %s MB/s avg, %s", counterMB(p.ReadBytes), rateMB(p.ReadBytes), peakPhrase(p.ReadBytes))
+		return fmt.Sprintf("%s MB read, %s, %s", counterMB(p.ReadBytes), averagePhrase(p.ReadBytes), peakPhrase(p.ReadBytes))
 	}
 	write := func() string {
-		return fmt.Sprintf("%s MB written, %s MB/s avg, %s", counterMB(p.WriteBytes), rateMB(p.WriteBytes), peakPhrase(p.WriteBytes))
+		return fmt.Sprintf("%s MB written, %s, %s", counterMB(p.WriteBytes), averagePhrase(p.WriteBytes), peakPhrase(p.WriteBytes))
 	}
 	if dir == "" {
 		dir, _ = sawDirection(p)
@@ -540,6 +558,12 @@ func WriteCSV(w io.Writer, r Report) error {
 		}
 		return cnt(c, c.PeakPerSecond)
 	}
+	average := func(c Counter) string {
+		if c.AverageUnavailable != "" {
+			return ""
+		}
+		return cnt(c, c.PerSecond)
+	}
 	for i, v := range append([]VdevStats{r.Pool}, r.Vdevs...) {
 		var busy, engine, arc string
 		if i == 0 {
@@ -559,7 +583,7 @@ func WriteCSV(w io.Writer, r Report) error {
 			v.Name, v.Type, v.Class, v.Parent, strconv.Itoa(v.Depth),
 			cnt(v.ReadBytes, v.ReadBytes.Increase), cnt(v.WriteBytes, v.WriteBytes.Increase),
 			cnt(v.ReadOps, v.ReadOps.Increase), cnt(v.WriteOps, v.WriteOps.Increase),
-			cnt(v.ReadBytes, v.ReadBytes.PerSecond), cnt(v.WriteBytes, v.WriteBytes.PerSecond),
+			average(v.ReadBytes), average(v.WriteBytes),
 			peak(v.ReadBytes), peak(v.WriteBytes),
 			busy, engine, arc,
 			v.ReadBytes.PeakUnavailable, v.WriteBytes.PeakUnavailable,

@@ -107,8 +107,14 @@ type Counter struct {
 	// Increase is over the whole sample span, counter resets counted as
 	// Prometheus does (a drop means the counter restarted from 0).
 	Increase float64 `json:"increase"`
-	// PerSecond is Increase / the run's duration.
+	// PerSecond is Increase / the run's duration, or 0 when
+	// AverageUnavailable says why it cannot be told.
 	PerSecond float64 `json:"per_second"`
+	// AverageUnavailable says why a counter with samples has no average:
+	// a run shorter than the sampling interval of its counter, whose
+	// increase then counts a whole interval's work against the run's
+	// fraction of one (a 0.05 s run read as hundreds of MB/s).
+	AverageUnavailable string `json:"average_unavailable,omitempty"`
 	// PeakPerSecond is the highest rate over one whole sampling interval
 	// inside the run: between two consecutive samples, from
 	// PeakFromSeconds to PeakToSeconds (seconds since the run's start,
@@ -126,18 +132,32 @@ type Counter struct {
 // that no reader takes their zeros for a rate.
 func (k Counter) MarshalJSON() ([]byte, error) {
 	type plain Counter
-	if k.PeakUnavailable == "" {
+	if k.PeakUnavailable == "" && k.AverageUnavailable == "" {
 		return json.Marshal(plain(k))
 	}
+	figure := func(v float64, unavailable string) *float64 {
+		if unavailable != "" {
+			return nil
+		}
+		return &v
+	}
 	return json.Marshal(struct {
-		Samples         int      `json:"samples"`
-		Increase        float64  `json:"increase"`
-		PerSecond       float64  `json:"per_second"`
-		PeakPerSecond   *float64 `json:"peak_per_second"`
-		PeakFromSeconds *float64 `json:"peak_from_seconds"`
-		PeakToSeconds   *float64 `json:"peak_to_seconds"`
-		PeakUnavailable string   `json:"peak_unavailable"`
-	}{Samples: k.Samples, Increase: k.Increase, PerSecond: k.PerSecond, PeakUnavailable: k.PeakUnavailable})
+		Samples            int      `json:"samples"`
+		Increase           float64  `json:"increase"`
+		PerSecond          *float64 `json:"per_second"`
+		AverageUnavailable string   `json:"average_unavailable,omitempty"`
+		PeakPerSecond      *float64 `json:"peak_per_second"`
+		PeakFromSeconds    *float64 `json:"peak_from_seconds"`
+		PeakToSeconds      *float64 `json:"peak_to_seconds"`
+		PeakUnavailable    string   `json:"peak_unavailable,omitempty"`
+	}{
+		Samples: k.Samples, Increase: k.Increase,
+		PerSecond: figure(k.PerSecond, k.AverageUnavailable), AverageUnavailable: k.AverageUnavailable,
+		PeakPerSecond:   figure(k.PeakPerSecond, k.PeakUnavailable),
+		PeakFromSeconds: figure(k.PeakFromSeconds, k.PeakUnavailable),
+		PeakToSeconds:   figure(k.PeakToSeconds, k.PeakUnavailable),
+		PeakUnavailable: k.PeakUnavailable,
+	})
 }
 
 // setPeak gives a counter its peak from its rates between consecutive
@@ -354,11 +374,15 @@ func Compute(run Run, series []Series) (Report, error) {
 		}
 	}
 	if step := medianStep(r.Timeline.Pool.Write); step > 0 && c.dur < 5*step {
+		averageToo := ""
+		if c.dur < step {
+			averageToo = ", or for an average over the run"
+		}
 		hasPeak := func(k Counter) bool { return k.Samples > 0 && k.PeakUnavailable == "" }
 		if hasPeak(r.Pool.WriteBytes) || hasPeak(r.Pool.ReadBytes) {
 			c.missing("the run lasted %.3g s and the pool's I/O counters moved every %.3g s: peaks are over whole intervals and read low; run for a minute or more, or have the exporter sample more often (--zpool.iostat-interval, --benchmark.history-interval)", c.dur, step)
 		} else {
-			c.missing("the run lasted %.3g s and the pool's I/O counters moved every %.3g s: too short for a peak over a whole interval; run for a minute or more, or have the exporter sample more often (--zpool.iostat-interval, --benchmark.history-interval)", c.dur, step)
+			c.missing("the run lasted %.3g s and the pool's I/O counters moved every %.3g s: too short for a peak over a whole interval%s; run for a minute or more, or have the exporter sample more often (--zpool.iostat-interval, --benchmark.history-interval)", c.dur, step, averageToo)
 		}
 	}
 	r.CPU = c.cpu()
@@ -538,8 +562,14 @@ func (c *computer) counter(metric, vdev string) (Counter, *Series) {
 			metric, vdev, c.secs(s.Samples[0].Time))
 	}
 	k := Counter{Samples: len(s.Samples), Increase: increase(s.Samples)}
-	k.PerSecond = k.Increase / c.dur
-	k.setPeak(c.rates(s.Samples), c.dur)
+	rates := c.rates(s.Samples)
+	if step := medianStep(rates); step > 0 && c.dur < step {
+		k.AverageUnavailable = fmt.Sprintf("run (%s) shorter than the sampling interval of the pool's I/O counters (%s): what they counted took longer than the run",
+			fmtSeconds(c.dur), fmtSeconds(step))
+	} else {
+		k.PerSecond = k.Increase / c.dur
+	}
+	k.setPeak(rates, c.dur)
 	return k, s
 }
 
