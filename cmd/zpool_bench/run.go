@@ -36,7 +36,8 @@ type runCommand struct {
 	runsDir            string
 	format             string
 	tool               string
-	zpool, zfs         string
+	zpool, zfs, zdb    string
+	configFrom         string
 	settle             time.Duration
 	settleTimeout      time.Duration
 	killAfter          time.Duration
@@ -71,10 +72,14 @@ func (c *runCommand) register(app *kingpin.Application) {
 	}
 	cmd.Flag("tool", "The benchmark tool whose summary to read from the workload's output ("+strings.Join(tools, ", ")+"), when the command does not name it (a wrapper script); otherwise it is guessed from the command and its output.").
 		EnumVar(&c.tool, tools...)
-	cmd.Flag("zpool.command", "The zpool command that reads the pool's configuration.").
+	cmd.Flag("pool.config-from", "Where the pool's layout, ashift, compression and recordsize are read: zpool, with zfs (and zdb -C for the ashift before OpenZFS 2.2), on this machine; the exporter's /metrics, for a run on a client machine (SMB, NFS, iSCSI); or auto, zpool where it is installed, else the exporter.").
+		Default(configAuto).EnumVar(&c.configFrom, configSources...)
+	cmd.Flag("zpool.command", "The zpool command that reads the pool's configuration on this machine.").
 		Default("zpool").StringVar(&c.zpool)
-	cmd.Flag("zfs.command", "The zfs command that reads the pool's compression and recordsize.").
+	cmd.Flag("zfs.command", "The zfs command that reads the pool's compression and recordsize on this machine.").
 		Default("zfs").StringVar(&c.zfs)
+	cmd.Flag("zdb.command", "The zdb command that reads the vdevs' ashift (zdb -C POOL) on this machine where zpool has no vdev properties (before OpenZFS 2.2).").
+		Default("zdb").StringVar(&c.zdb)
 	cmd.Flag("settle", "After the workload ends, how long the pool's I/O still counts: writes still in flight land within a transaction group or two. The report waits until the exporter's I/O source (a zpool iostat report, a read of vdev properties) has answered that long after the end.").
 		Default("3s").DurationVar(&c.settle)
 	cmd.Flag("settle-timeout", "Longest wait for that answer: the exporter's --zpool.iostat-interval, plus Prometheus's scrape interval with --prometheus.url.").
@@ -120,7 +125,9 @@ func (c *runCommand) run(ctx context.Context) int {
 		}
 		return exitFailure, true
 	}
-	cfg, err := readPoolConfig(setup, c.zpool, c.zfs, c.pool)
+	configs := poolConfigReader{from: c.configFrom, zpool: c.zpool, zfs: c.zfs, zdb: c.zdb, exporterURL: c.exporterURL,
+		warn: func(format string, args ...any) { warnf(stderr, format, args...) }}
+	cfg, err := configs.read(setup, c.pool)
 	if err != nil {
 		if status, ok := interrupted(); ok {
 			return status

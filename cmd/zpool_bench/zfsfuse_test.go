@@ -551,3 +551,52 @@ func compareJSON(t *testing.T, runs string, args ...string) (benchreport.Compari
 	}
 	return cmp, rows
 }
+
+// A run from a client machine, as people copy onto a NAS over SMB or
+// iSCSI: no zpool, zfs or zdb where zpool_bench runs (its PATH holds none),
+// the exporter reached by its URL. The layout comes from the exporter's
+// metrics, the window and the figures from the exporter, and the copy runs
+// where zpool_bench does.
+func TestRunFromAClientWithoutZpool(t *testing.T) {
+	z := e2e.RequireZFSFuse(t)
+	pool, mnt := z.Create("bclient", "mirror", z.Disk("c0", 512), z.Disk("c1", 512))
+	exp := exporterOnPool(t)
+	src := filepath.Join(t.TempDir(), "src")
+	f, err := os.Create(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.CopyN(f, cryptorand.Reader, 64*mib); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	cp, err := exec.LookPath("cp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	client := t.TempDir() // the client's PATH: no zpool, zfs or zdb
+	r := &benchRun{cmd: exec.Command(benchBin, "run", "--name", "copy from a client", "--pool", pool, "--exporter.url", exp.URL,
+		"--runs.dir", t.TempDir(), "--format", "json", "--settle", "5s", "--", cp, src, filepath.Join(mnt, "copy"))}
+	r.cmd.Env = []string{"PATH=" + client, "HOME=" + t.TempDir()}
+	r.cmd.Stdout, r.cmd.Stderr = &r.stdout, &r.stderr
+	if err := r.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if status := r.wait(t); status != 0 {
+		t.Fatalf("zpool_bench run exited %d\nstderr:\n%s", status, r.stderr.String())
+	}
+	if !strings.Contains(r.stderr.String(), "zpool is not installed here: the pool's configuration comes from the exporter's metrics") {
+		t.Errorf("stderr does not say where the configuration came from:\n%s", r.stderr.String())
+	}
+	var rep benchreport.Report
+	if err := json.Unmarshal(r.stdout.Bytes(), &rep); err != nil {
+		t.Fatalf("the JSON report: %v\n%s", err, r.stdout.String())
+	}
+	if rep.Run.Config == nil || rep.Run.Config.Layout != "mirror of 2" || rep.Run.Config.State != "online" {
+		t.Errorf("pool configuration %+v, want a mirror of 2, online", rep.Run.Config)
+	}
+	checkWindowEnded(t, exp, rep.Run.ID, pool)
+	if written := rep.Pool.WriteBytes.Increase; written < 0.9*64*mib {
+		t.Errorf("pool %s wrote %.1f MiB during the run, want at least 0.9 × the 64 MiB copied", pool, written/mib)
+	}
+}

@@ -65,6 +65,9 @@ func Read(ctx context.Context, r Reader, pool string) (Config, error) {
 	st, err := sc.Status(cctx)
 	cancel()
 	if err != nil {
+		if pool == "" {
+			return Config{}, fmt.Errorf("reading the pools' configuration: %w", err)
+		}
 		return Config{}, fmt.Errorf("reading the configuration of pool %s: %w", pool, err)
 	}
 	var p *zpool.Pool
