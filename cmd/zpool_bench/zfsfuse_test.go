@@ -416,6 +416,13 @@ func TestRunWaitsForTheIOSource(t *testing.T) {
 // and not below the average, or none and a reason.
 func checkPeak(t *testing.T, what string, rep benchreport.Report, k benchreport.Counter) {
 	t.Helper()
+	if k.AverageUnavailable != "" {
+		t.Logf("%s: no average over %.2f s: %s", what, rep.DurationSeconds, k.AverageUnavailable)
+		if k.PerSecond != 0 || k.PeakUnavailable == "" {
+			t.Errorf("%s: average %.0f, peak reason %q, with no average", what, k.PerSecond, k.PeakUnavailable)
+		}
+		return
+	}
 	if k.PeakUnavailable != "" {
 		t.Logf("%s: %.1f MB/s avg over %.2f s, no peak: %s", what, k.PerSecond/1e6, rep.DurationSeconds, k.PeakUnavailable)
 		if k.PeakPerSecond != 0 {
@@ -433,12 +440,19 @@ func checkPeak(t *testing.T, what string, rep benchreport.Report, k benchreport.
 }
 
 // checkComparedPeak checks run i's pool write peak in a comparison: at or
-// above its average, or none and a reason.
+// above its average, or none and a reason; a run too short for an average
+// has neither, each with its reason.
 func checkComparedPeak(t *testing.T, rows map[string]benchreport.ComparedRow, i int) {
 	t.Helper()
 	avg, peak := rows["pool.write.bytes_per_second"], rows["pool.write.peak_bytes_per_second"]
-	if len(peak.Values) <= i || len(avg.Values) <= i || avg.Values[i] == nil {
+	if len(peak.Values) <= i || len(avg.Values) <= i {
 		t.Errorf("run %d: no write average or peak in the comparison: %+v, %+v", i+1, avg, peak)
+		return
+	}
+	if avg.Values[i] == nil {
+		if len(avg.Unavailable) <= i || avg.Unavailable[i] == "" || peak.Values[i] != nil || len(peak.Unavailable) <= i || peak.Unavailable[i] == "" {
+			t.Errorf("run %d: no compared write average, and not both the average and the peak said n/a with a reason: %+v, %+v", i+1, avg, peak)
+		}
 		return
 	}
 	if v := peak.Values[i]; v != nil {
@@ -454,7 +468,8 @@ func checkComparedPeak(t *testing.T, rows map[string]benchreport.ComparedRow, i 
 // from a file into the pool, with fsync, the exporter at one-second zpool
 // iostat. A copy of about a second spans about one interval: where it has
 // a peak, that is not below its average; where not, every format says
-// why. dd's figure is a write: the pool saw its copy written.
+// why, and a copy shorter than the interval has no average either. dd's
+// figure is a write: the pool saw its copy written.
 func TestShortCopyIntoThePool(t *testing.T) {
 	z := e2e.RequireZFSFuse(t)
 	var disks []string
