@@ -39,14 +39,7 @@ var histogramFamilies = []string{
 // The second has the shipped settings, stores no classic series of these
 // histograms, and must answer every query the first answers.
 func TestBoardsAndRulesReadConvertedHistograms(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds Prometheus 3.16 (minutes the first time)")
-	}
-	prom := prometheusBinary(t)
-	exporter, err := e2e.BuildExporter(repotest.Root, filepath.Join(tmpRoot, "bin"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	prom, exporter := binaries(t)
 	// The steps' histograms only grow. The replay starts over after the
 	// last, and a histogram read across that reset differs between the
 	// forms (Prometheus takes a native histogram's reset as a whole, each

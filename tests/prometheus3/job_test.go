@@ -20,14 +20,7 @@ import (
 // fires for job zpool only. With the variable set to a job that scrapes
 // nothing, no board query answers.
 func TestBoardsAndAlertsUnderAnotherJob(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds Prometheus 3.16 (minutes the first time) and waits a minute for an alert")
-	}
-	prom := prometheusBinary(t)
-	exporter, err := e2e.BuildExporter(repotest.Root, filepath.Join(tmpRoot, "bin"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	prom, exporter := binaries(t)
 	// The degraded pool's step alone, with the kstats of the step before
 	// it (02-offline has none of its own).
 	replay := walkReplay(t, "01-created", "02-offline")

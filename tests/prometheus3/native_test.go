@@ -31,15 +31,8 @@ import (
 // native result lies in the zpool row the quantile falls in, inside the
 // classic bucket the classic result lies in.
 func TestNativeRequestSizesInPrometheus3(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds Prometheus 3.16 (minutes the first time)")
-	}
 	began := time.Now()
-	prom := prometheusBinary(t)
-	exporter, err := e2e.BuildExporter(repotest.Root, filepath.Join(tmpRoot, "bin"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	prom, exporter := binaries(t)
 	replay := filepath.Join(t.TempDir(), "host")
 	if err := benchhost.WriteCaptures(replay, "01-created",
 		repotest.Path("internal", "zfs", "zpool", "testdata", "openzfs-2.4-guest"),

@@ -25,6 +25,21 @@ func TestMain(m *testing.M) { repotest.Main(m, "zpool-exporter-prometheus3-", &t
 // prometheusBinary is Prometheus 3.16, built once into the user's cache.
 func prometheusBinary(t *testing.T) string { return prom3.Binary(t, tmpRoot) }
 
+// binaries are Prometheus 3.16 and the exporter, built for a test that
+// skips in -short mode, as they take minutes to build the first time.
+func binaries(t *testing.T) (prom, exporter string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds Prometheus 3.16 (minutes the first time)")
+	}
+	prom = prometheusBinary(t)
+	exporter, err := e2e.BuildExporter(repotest.Root, filepath.Join(tmpRoot, "bin"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return prom, exporter
+}
+
 // prometheus is a running Prometheus server.
 type prometheus struct{ url string }
 
