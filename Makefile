@@ -76,12 +76,14 @@ mixin:
 
 # Redraws docs/dashboards/*.svg, the pictures of docs/dashboards.md,
 # from a real Prometheus over zfs-fuse pools and replays (root, zfs-fuse,
-# prometheus, prometheus-alertmanager; about 3 minutes), and
+# prometheus, prometheus-alertmanager; about 3 minutes), the I/O board then from
+# Prometheus 3.16 over the OpenZFS 2.4 guest's walk, and
 # docs/status-page.png, the status page over the demo replay in headless
 # Chromium, and docs/benchmark/, zpool_bench's comparison of a mirror and a
 # raidz1 (zfs-fuse).
 pictures:
 	ZPE_PICTURES=$(CURDIR)/docs/dashboards $(GO) test -count=1 -v -timeout 15m -run TestPrometheusDashboardsAndAlerts ./cmd/zpool_exporter/
+	cd tests && ZPE_PICTURES=$(CURDIR)/docs/dashboards $(GO) test -count=1 -v -run TestDrawDashboardsFromTheGuestWalk ./prometheus3/
 	cd tests && ZPE_PICTURES=$(CURDIR)/docs $(GO) test -count=1 -v -run TestDemoReplay ./browser/
 	ZPE_PICTURES=$(CURDIR)/docs/benchmark $(GO) test -count=1 -v -run TestCompareMirrorAndRaidz1 ./cmd/zpool_bench/
 
