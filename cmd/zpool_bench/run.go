@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"os"
 	"strings"
 	"sync"
@@ -18,6 +19,7 @@ import (
 	"github.com/zpool-exporter/zpool_exporter/internal/benchrun"
 	"github.com/zpool-exporter/zpool_exporter/internal/benchsource"
 	"github.com/zpool-exporter/zpool_exporter/internal/benchwindow"
+	"github.com/zpool-exporter/zpool_exporter/internal/cliflag"
 	"github.com/zpool-exporter/zpool_exporter/internal/grafana"
 	"github.com/zpool-exporter/zpool_exporter/internal/workload"
 )
@@ -89,8 +91,46 @@ func (c *runCommand) register(app *kingpin.Application) {
 	cmd.Arg("command", "The benchmark and its arguments, after --.").Required().StringsVar(&c.command)
 }
 
+// check refuses, before the run starts, a flag value it could not run
+// with: the error names the flag.
+func (c *runCommand) check() error {
+	for _, u := range []struct{ flag, value string }{
+		{"exporter.url", c.exporterURL}, {"prometheus.url", c.prometheusURL}, {"grafana.url", c.grafanaURL},
+	} {
+		if u.value == "" && u.flag != "exporter.url" {
+			continue
+		}
+		if p, err := url.Parse(u.value); err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" {
+			return cliflag.Invalid(u.flag, u.value, "must be an http(s) URL such as http://localhost:9134")
+		}
+	}
+	for _, d := range []struct {
+		flag  string
+		value time.Duration
+	}{{"settle", c.settle}, {"kill-after", c.killAfter}} {
+		if d.value < 0 {
+			return cliflag.Invalid(d.flag, d.value.String(), "must not be negative")
+		}
+	}
+	if c.settleTimeout <= 0 {
+		return cliflag.Invalid("settle-timeout", c.settleTimeout.String(), "must be more than 0")
+	}
+	for _, n := range []struct{ flag, value string }{
+		{"name", c.name}, {"runs.dir", c.runsDir}, {"zpool.command", c.zpool}, {"zfs.command", c.zfs}, {"zdb.command", c.zdb},
+	} {
+		if strings.TrimSpace(n.value) == "" {
+			return cliflag.Invalid(n.flag, n.value, "must not be empty")
+		}
+	}
+	return nil
+}
+
 func (c *runCommand) run(ctx context.Context) int {
 	stderr := c.env.stderr
+	if err := c.check(); err != nil {
+		warnf(stderr, "%v; try --help", err)
+		return exitUsage
+	}
 	token, err := c.token()
 	if err != nil {
 		warnf(stderr, "%v", err)
