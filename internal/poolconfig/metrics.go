@@ -95,23 +95,19 @@ func FromMetrics(families map[string]*dto.MetricFamily, pool string) (Config, er
 		cfg.missing("state", "the exporter serves no zfs_pool_state of the pool")
 	}
 
-	var shifts []int
-	for _, v := range cfg.Vdevs {
-		if hasAshift(v.Class) {
-			shifts = append(shifts, v.Ashift)
-		}
-	}
-	switch {
-	case len(shifts) > 0 && shifts[0] > 0 && allEqual(shifts):
-		cfg.Ashift = shifts[0]
-	default:
+	if a, ok, reason := commonAshift(cfg.Vdevs); ok {
+		cfg.Ashift = a
+	} else {
 		for _, m := range metrics(families, "zfs_pool_info") {
 			if l := labels(m); l["pool"] == pool {
 				cfg.Ashift, _ = strconv.Atoi(l["ashift"])
 			}
 		}
 		if cfg.Ashift == 0 {
-			cfg.missing("ashift", "the exporter serves no zfs_vdev_ashift of every vdev of the pool (OpenZFS before 2.2), and the pool's ashift property is 0 (chosen per vdev)")
+			if reason == "" {
+				reason = "the exporter serves no zfs_vdev_ashift of the pool's vdevs (OpenZFS before 2.2)"
+			}
+			cfg.missing("ashift", "%s, and the pool's ashift property is 0 (chosen per vdev)", reason)
 		}
 	}
 
@@ -129,14 +125,8 @@ func FromMetrics(families map[string]*dto.MetricFamily, pool string) (Config, er
 	}
 
 	for _, m := range metrics(families, "zfs_version_info") {
-		l := labels(m)
-		switch user, kernel := l["userland"], l["kernel"]; {
-		case kernel == "" && user != "":
-			cfg.Version = openZFSName(user, "") + " (userland)"
-		case kernel != "" && user != "" && user != kernel:
-			cfg.Version = openZFSName(kernel, "") + " (userland " + user + ")"
-		case kernel != "":
-			cfg.Version = openZFSName(kernel, "")
+		if l := labels(m); l["userland"] != "" || l["kernel"] != "" {
+			cfg.Version = releaseName(l["userland"], l["kernel"], "")
 		}
 	}
 	if cfg.Version == "" {
@@ -158,15 +148,6 @@ func labels(m *dto.Metric) map[string]string {
 		l[p.GetName()] = p.GetValue()
 	}
 	return l
-}
-
-func allEqual(xs []int) bool {
-	for _, x := range xs[1:] {
-		if x != xs[0] {
-			return false
-		}
-	}
-	return true
 }
 
 // naturalCompare orders names with their trailing numbers as numbers.

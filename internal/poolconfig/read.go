@@ -421,14 +421,7 @@ func (r Reader) readVersion(ctx context.Context, cfg *Config, poolProps map[stri
 		if perr != nil {
 			err = fmt.Errorf("parsing `%s version`: %w", r.Zfs, perr)
 		} else {
-			switch {
-			case kernel == "":
-				cfg.Version = openZFSName(user, r.OS) + " (userland)"
-			case user != "" && user != kernel:
-				cfg.Version = openZFSName(kernel, r.OS) + " (userland " + user + ")"
-			default:
-				cfg.Version = openZFSName(kernel, r.OS)
-			}
+			cfg.Version = releaseName(user, kernel, r.OS)
 			return
 		}
 	}

@@ -55,6 +55,19 @@ func ParseUpgradeV(out []byte) (PoolVersionInfo, error) {
 
 // openZFSName names an OpenZFS release as its project was called then:
 // ZFS on Linux before 2.0 on Linux, OpenZFS otherwise.
+// releaseName names the release of the tools and of the kernel module
+// that `zfs version` (or zpool's) prints: the module's, which runs the
+// pool, with the tools' beside it when they differ.
+func releaseName(user, kernel, goos string) string {
+	switch {
+	case kernel == "":
+		return openZFSName(user, goos) + " (userland)"
+	case user != "" && user != kernel:
+		return openZFSName(kernel, goos) + " (userland " + user + ")"
+	}
+	return openZFSName(kernel, goos)
+}
+
 func openZFSName(release, goos string) string {
 	if strings.HasPrefix(release, "0.") && goos == "linux" {
 		return "ZFS on Linux " + release
