@@ -600,7 +600,7 @@ func TestRunFromAClientWithoutZpool(t *testing.T) {
 	if status := r.wait(t); status != 0 {
 		t.Fatalf("zpool_bench run exited %d\nstderr:\n%s", status, r.stderr.String())
 	}
-	if !strings.Contains(r.stderr.String(), "zpool is not installed here: the pool's configuration comes from the exporter's metrics") {
+	if !strings.Contains(r.stderr.String(), "zpool is not installed here: the pool's configuration comes from the metrics of the exporter") {
 		t.Errorf("stderr does not say where the configuration came from:\n%s", r.stderr.String())
 	}
 	var rep benchreport.Report
