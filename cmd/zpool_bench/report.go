@@ -114,24 +114,6 @@ func (c *listCommand) register(app *kingpin.Application) {
 	cmd.Flag("runs.dir", "Where runs are saved.").Default("zpool-bench-runs").StringVar(&c.runsDir)
 }
 
-// listDuration is a run's duration for the list: to the millisecond
-// under a second, where a run's shortness is the point.
-func listDuration(s float64) string {
-	if s < 1 {
-		return fmt.Sprintf("%.3f s", s)
-	}
-	return fmt.Sprintf("%.1f s", s)
-}
-
-// averageMB is a counter's average in MB/s for the list, n/a for a run
-// too short to tell one (its report says why).
-func averageMB(c benchreport.Counter) string {
-	if c.AverageUnavailable != "" {
-		return "n/a"
-	}
-	return fmt.Sprintf("%.1f", c.PerSecond/1e6)
-}
-
 func (c *listCommand) run() int {
 	runs, err := savedRuns(c.runsDir)
 	if err != nil {
@@ -146,7 +128,7 @@ func (c *listCommand) run() int {
 			layout = run.Config.Layout
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\n", run.Start.UTC().Format("2006-01-02 15:04:05"), run.ID, run.Name, run.Pool,
-			layout, listDuration(r.report.DurationSeconds), averageMB(r.report.Pool.WriteBytes), averageMB(r.report.Pool.ReadBytes), run.ExitStatus)
+			layout, benchreport.FormatSeconds(r.report.DurationSeconds), benchreport.AverageMB(r.report.Pool.WriteBytes), benchreport.AverageMB(r.report.Pool.ReadBytes), run.ExitStatus)
 	}
 	if err := tw.Flush(); err != nil {
 		warnf(c.env.stderr, "%v", err)

@@ -292,8 +292,9 @@ func fmtPercent(ratio float64) string {
 	return strconv.FormatFloat(ratio*100, 'f', 1, 64) + " %"
 }
 
-// fmtSeconds formats a duration in seconds: 1.93 s, 62.0 s, 3600 s.
-func fmtSeconds(s float64) string { return sig(s) + " s" }
+// FormatSeconds writes a duration in seconds as the reports do: 0.047 s,
+// 1.93 s, 62.0 s, 3600 s.
+func FormatSeconds(s float64) string { return sig(s) + " s" }
 
 // fmtRatio formats a run's figure over the first run's: 1.42×.
 func fmtRatio(r float64) string { return strconv.FormatFloat(r, 'f', 2, 64) + "×" }

@@ -88,7 +88,7 @@ func headerFields(r Report) [][2]string {
 	f = append(f,
 		[2]string{"start", run.Start.UTC().Format(timeLayout)},
 		[2]string{"end", run.End.UTC().Format(timeLayout)},
-		[2]string{"duration", fmtSeconds(r.DurationSeconds)},
+		[2]string{"duration", FormatSeconds(r.DurationSeconds)},
 		[2]string{"exit status", exit},
 		[2]string{"samples", sampleField(r)},
 	)
@@ -142,7 +142,7 @@ func sampleField(r Report) string {
 		return src
 	}
 	return fmt.Sprintf("%s, %s before the start to %s after the end",
-		src, fmtSeconds(r.Run.Start.Sub(r.Samples.From).Seconds()), fmtSeconds(r.Samples.SettleSeconds))
+		src, FormatSeconds(r.Run.Start.Sub(r.Samples.From).Seconds()), FormatSeconds(r.Samples.SettleSeconds))
 }
 
 // commandLine quotes the arguments that need it, as a shell would read them.
@@ -167,7 +167,7 @@ func reportDoc(r Report) doc {
 	p := r.Pool
 	sum := &table{cols: []column{{name: "POOL " + p.Name}, {name: "READ", right: true}, {name: "WRITE", right: true}}}
 	sum.add(false, "MB", counterMB(p.ReadBytes), counterMB(p.WriteBytes))
-	sum.add(false, "MB/s avg", rateMB(p.ReadBytes), rateMB(p.WriteBytes))
+	sum.add(false, "MB/s avg", AverageMB(p.ReadBytes), AverageMB(p.WriteBytes))
 	sum.add(false, "MB/s peak", peakMB(p.ReadBytes), peakMB(p.WriteBytes))
 	sum.add(false, "peak between (s)", peakWhen(p.ReadBytes), peakWhen(p.WriteBytes))
 	sum.add(false, "operations", counterOps(p.ReadOps), counterOps(p.WriteOps))
@@ -199,7 +199,7 @@ func reportDoc(r Report) doc {
 			typ += " " + v.Class
 		}
 		vt.add(false, strings.Repeat("  ", v.Depth)+v.Name, typ,
-			counterMB(v.ReadBytes), counterMB(v.WriteBytes), rateMB(v.ReadBytes), rateMB(v.WriteBytes),
+			counterMB(v.ReadBytes), counterMB(v.WriteBytes), AverageMB(v.ReadBytes), AverageMB(v.WriteBytes),
 			counterOps(v.ReadOps), counterOps(v.WriteOps))
 	}
 	d.blocks = append(d.blocks, block{heading: "Vdevs (MB = 1e6 bytes; averages over the run's duration)", table: vt})
@@ -218,7 +218,9 @@ func counterMB(c Counter) string {
 	return fmtMB(c.Increase)
 }
 
-func rateMB(c Counter) string {
+// AverageMB writes a byte counter's average as the reports do, in MB/s:
+// n/a for a run too short to tell one, - without samples.
+func AverageMB(c Counter) string {
 	switch {
 	case c.Samples == 0:
 		return "-"
@@ -269,7 +271,7 @@ func averagePhrase(c Counter) string {
 	if c.Samples > 0 && c.AverageUnavailable != "" {
 		return "average " + notAvailable
 	}
-	return rateMB(c) + " MB/s avg"
+	return AverageMB(c) + " MB/s avg"
 }
 
 // peakNotes say why the pool's table shows no average or no peak.
@@ -440,11 +442,11 @@ func resultText(tool workload.Tool, res workload.Result, dir workload.Direction)
 			f += " " + string(res.Direction)
 		}
 		if res.Seconds != nil {
-			f += " in " + fmtSeconds(*res.Seconds)
+			f += " in " + FormatSeconds(*res.Seconds)
 		}
 		figs = append(figs, f)
 	} else if res.Seconds != nil {
-		figs = append(figs, fmtSeconds(*res.Seconds))
+		figs = append(figs, FormatSeconds(*res.Seconds))
 	}
 	if res.BytesPerSecond != nil {
 		figs = append(figs, fmtMB(*res.BytesPerSecond)+" MB/s")

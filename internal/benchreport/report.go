@@ -190,10 +190,10 @@ func (k *Counter) setPeak(rates []Rate, dur float64) {
 		k.PeakUnavailable = "a single sample: no interval to take a rate over"
 	case best < 0 && dur < medianStep(rates):
 		k.PeakUnavailable = fmt.Sprintf("run (%s) shorter than the sampling interval of the pool's I/O counters (%s)",
-			fmtSeconds(dur), fmtSeconds(medianStep(rates)))
+			FormatSeconds(dur), FormatSeconds(medianStep(rates)))
 	case best < 0:
 		k.PeakUnavailable = fmt.Sprintf("no whole sampling interval of the pool's I/O counters (%s) inside the run (%s): its start and end fall within intervals",
-			fmtSeconds(medianStep(rates)), fmtSeconds(dur))
+			FormatSeconds(medianStep(rates)), FormatSeconds(dur))
 	case rates[best].PerSecond < k.PerSecond:
 		k.PeakUnavailable = peakBelowAverage
 	default:
@@ -565,7 +565,7 @@ func (c *computer) counter(metric, vdev string) (Counter, *Series) {
 	rates := c.rates(s.Samples)
 	if step := medianStep(rates); step > 0 && c.dur < step {
 		k.AverageUnavailable = fmt.Sprintf("run (%s) shorter than the sampling interval of the pool's I/O counters (%s): what they counted took longer than the run",
-			fmtSeconds(c.dur), fmtSeconds(step))
+			FormatSeconds(c.dur), FormatSeconds(step))
 	} else {
 		k.PerSecond = k.Increase / c.dur
 	}
