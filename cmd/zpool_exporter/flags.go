@@ -141,17 +141,13 @@ func checkListenAddress(addr string) error {
 	if strings.HasPrefix(addr, "vsock://") {
 		return nil
 	}
-	host, port, err := net.SplitHostPort(addr)
+	_, port, err := net.SplitHostPort(addr)
 	if err != nil || port == "" {
 		return errors.New("must be host:port or :port, such as :9134 or [::1]:9134")
 	}
 	if _, err := net.LookupPort("tcp", port); err != nil {
 		return fmt.Errorf("no such port %q", port)
 	}
-	if host != "" && net.ParseIP(host) == nil {
-		if _, err := net.LookupHost(host); err != nil {
-			return fmt.Errorf("cannot resolve %q, the address to listen on", host)
-		}
-	}
+	// A host name is resolved once, when the server listens.
 	return nil
 }

@@ -27,11 +27,7 @@ type notInstalled struct {
 // tell logs err, a failure of a command that is not installed, unless the
 // same program's was told already.
 func (m *notInstalled) tell(err error) {
-	var line string
-	if e, ok := errors.AsType[*runner.Error](err); ok {
-		line = e.Command
-	}
-	program, advice := m.advice(line)
+	program, advice := m.advice(commandLine(err))
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.told[program] {
@@ -47,12 +43,17 @@ func (m *notInstalled) tell(err error) {
 // explain gives err, a failure of a command that is not installed, the
 // advice the log gives, for a reader such as the status page.
 func (m *notInstalled) explain(err error) error {
-	var line string
-	if e, ok := errors.AsType[*runner.Error](err); ok {
-		line = e.Command
-	}
-	_, advice := m.advice(line)
+	_, advice := m.advice(commandLine(err))
 	return fmt.Errorf("%s (%w)", advice, err)
+}
+
+// commandLine is the command line of a failed run, "" when err is not a
+// run's.
+func commandLine(err error) string {
+	if e, ok := errors.AsType[*runner.Error](err); ok {
+		return e.Command
+	}
+	return ""
 }
 
 // advice says what to do about the command of line, and which program it
