@@ -55,15 +55,9 @@ func TestBoardsAndRulesReadConvertedHistograms(t *testing.T) {
 	shipped := shippedHistogramSettings(t)
 	rules := repotest.Path("dashboards", "out", "rules")
 	config := func(settings string) string {
-		return fmt.Sprintf(`global:
-  scrape_interval: 1s
-  scrape_timeout: 1s
-  evaluation_interval: 1s
-rule_files: [rules/*.yaml]
-scrape_configs:
-  - job_name: zfs
+		return everySecond(fmt.Sprintf(`  - job_name: zfs
 %s    static_configs: [{targets: [%q]}]
-`, settings, target)
+`, settings, target))
 	}
 	both := startPrometheusIn(t, prom, config(shipped+"    always_scrape_classic_histograms: true\n"), rules)
 	converted := startPrometheusIn(t, prom, config(shipped), rules)

@@ -52,17 +52,11 @@ func TestBoardsAndAlertsUnderAnotherJob(t *testing.T) {
 		}
 	}
 	started := time.Now()
-	p := startPrometheusIn(t, prom, fmt.Sprintf(`global:
-  scrape_interval: 1s
-  scrape_timeout: 1s
-  evaluation_interval: 1s
-rule_files: [rules/*.yaml]
-scrape_configs:
-  - job_name: zfs
+	p := startPrometheusIn(t, prom, everySecond(fmt.Sprintf(`  - job_name: zfs
     static_configs: [{targets: [%[1]q]}]
   - job_name: zpool
     static_configs: [{targets: [%[1]q]}]
-`, target), rules)
+`, target)), rules)
 
 	// The boards, with their job variable set to each job in turn.
 	waitFor(t, "both jobs scraped", func() bool {

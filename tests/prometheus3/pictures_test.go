@@ -38,17 +38,11 @@ func TestDrawDashboardsFromTheGuestWalk(t *testing.T) {
 	replay := walkReplay(t, walkStory...)
 	e := e2e.Start(t, exporter, nil, "--zpool.replay-dir="+replay, "--zpool.replay-step="+storyStep.String())
 	began := time.Now()
-	p := startPrometheusIn(t, prom, fmt.Sprintf(`global:
-  scrape_interval: 1s
-  scrape_timeout: 1s
-  evaluation_interval: 1s
-rule_files: [rules/*.yaml]
-scrape_configs:
-  - job_name: zfs
+	p := startPrometheusIn(t, prom, everySecond(fmt.Sprintf(`  - job_name: zfs
     static_configs: [{targets: [%q]}]
     relabel_configs:
       - {target_label: instance, replacement: "nas:9134"}
-`, strings.TrimPrefix(e.URL, "http://")), repotest.Path("dashboards", "out", "rules"))
+`, strings.TrimPrefix(e.URL, "http://"))), repotest.Path("dashboards", "out", "rules"))
 	// One pass of the story, ending before the replay starts over.
 	end := began.Add(time.Duration(len(walkStory))*storyStep - time.Second)
 	time.Sleep(time.Until(end))

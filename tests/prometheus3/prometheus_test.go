@@ -25,6 +25,19 @@ func TestMain(m *testing.M) { repotest.Main(m, "zpool-exporter-prometheus3-", &t
 // prometheusBinary is Prometheus 3.16, built once into the user's cache.
 func prometheusBinary(t *testing.T) string { return prom3.Binary(t, tmpRoot) }
 
+// everySecond is a Prometheus configuration that scrapes and evaluates
+// the rules of rules/ every second, with the scrape jobs given (YAML list
+// items under scrape_configs).
+func everySecond(jobs string) string {
+	return `global:
+  scrape_interval: 1s
+  scrape_timeout: 1s
+  evaluation_interval: 1s
+rule_files: [rules/*.yaml]
+scrape_configs:
+` + jobs
+}
+
 // binaries are Prometheus 3.16 and the exporter, built for a test that
 // skips in -short mode, as they take minutes to build the first time.
 func binaries(t *testing.T) (prom, exporter string) {
