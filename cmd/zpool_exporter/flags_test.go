@@ -89,6 +89,11 @@ func TestEveryFlagRefusesBadValues(t *testing.T) {
 // looked at.
 var kingpinOwn = map[string]bool{"help": true, "help-long": true, "help-man": true, "version": true}
 
+// helpFlagLine is a flag's line in --help: flag lines start within six
+// columns, wrapped help lines further in. It gives "[no-]" for a switch,
+// and the name.
+var helpFlagLine = regexp.MustCompile(`(?m)^ {2,6}(?:-\w, )?--(\[no-\])?([\w.-]+)`)
+
 // helpFlag is a flag as --help lists it.
 type helpFlag struct {
 	name     string
@@ -101,9 +106,8 @@ func helpFlags(t *testing.T) []helpFlag {
 	if code != 0 {
 		t.Fatalf("--help: exit %d", code)
 	}
-	flagLine := regexp.MustCompile(`(?m)^ {2,6}(?:-\w, )?--(\[no-\])?([\w.-]+)`)
 	var flags []helpFlag
-	for _, m := range flagLine.FindAllStringSubmatch(out, -1) {
+	for _, m := range helpFlagLine.FindAllStringSubmatch(out, -1) {
 		flags = append(flags, helpFlag{name: m[2], isSwitch: m[1] != ""})
 	}
 	if len(flags) < 40 {

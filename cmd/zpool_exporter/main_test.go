@@ -153,23 +153,21 @@ func TestHelpExplainsEveryFlag(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("--help exit %d", code)
 	}
-	// Flag lines start within six columns; wrapped help lines further in.
-	flagLine := regexp.MustCompile(`^ {2,6}(?:-\w, )?--(?:\[no-\])?([\w.-]+)`)
 	seen := 0
 	lines := strings.Split(out, "\n")
 	for i, l := range lines {
-		m := flagLine.FindStringSubmatch(l)
+		m := helpFlagLine.FindStringSubmatch(l)
 		if m == nil {
 			continue
 		}
 		seen++
 		// kingpin puts the help on the same line or on the next ones.
-		rest := strings.TrimSpace(flagLine.ReplaceAllString(l, ""))
-		if i+1 < len(lines) && !flagLine.MatchString(lines[i+1]) {
+		rest := strings.TrimSpace(helpFlagLine.ReplaceAllString(l, ""))
+		if i+1 < len(lines) && !helpFlagLine.MatchString(lines[i+1]) {
 			rest += strings.TrimSpace(lines[i+1])
 		}
 		if len(strings.Fields(rest)) < 3 {
-			t.Errorf("flag --%s has no explanation in --help: %q", m[1], l)
+			t.Errorf("flag --%s has no explanation in --help: %q", m[2], l)
 		}
 	}
 	for _, flag := range []string{"web.listen-address", "web.config.file", "log.level", "log.format", "once", "output",
