@@ -1,6 +1,7 @@
 package collector
 
 import (
+	"errors"
 	"fmt"
 	"iter"
 	"slices"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/model"
 )
 
 // gathered is what the collectors of one gather sent, by family: written
@@ -50,16 +52,23 @@ func gatheredOf(fams []*dto.MetricFamily) *gathered { return &gathered{built: fa
 // series twice) and the descs of desc, which prometheus.NewDesc checked:
 // at a thousand vdevs, the registry's checks and its sort through the
 // label pairs were a third of a scrape. A metric whose Desc desc did not
-// make, or whose type differs from its family's, is left out and named in
-// the error.
+// make takes the library's way instead (see addForeign); one whose type or
+// help differs from its family's is left out and named in the error.
 //
 // collect may tell reserve how many metrics of a Desc are coming, before it
 // hands them to sink: a family is then made with room for them.
 func gatherFamilies(collect func(sink func(prometheus.Metric), reserve func(*prometheus.Desc, int))) (*gathered, error) {
 	byName := map[string]*family{}
 	room := map[string]int{}
-	var errs prometheus.MultiError
+	var (
+		errs    prometheus.MultiError
+		foreign []prometheus.Metric
+	)
 	collect(func(m prometheus.Metric) {
+		if infoOf(m.Desc()) == nil {
+			foreign = append(foreign, m)
+			return
+		}
 		if err := add(byName, room, m); err != nil {
 			errs = append(errs, err)
 		}
@@ -68,6 +77,9 @@ func gatherFamilies(collect func(sink func(prometheus.Metric), reserve func(*pro
 			room[info.name] += n
 		}
 	})
+	if len(foreign) > 0 {
+		errs = append(errs, addForeign(byName, foreign)...)
+	}
 	g := &gathered{families: make([]*family, 0, len(byName))}
 	for _, f := range byName {
 		g.families = append(g.families, f)
@@ -161,13 +173,73 @@ type writtenMetric struct {
 	m      *dto.Metric
 }
 
+// addForeign gathers the metrics whose Desc desc did not make, as a
+// collector written against the client library alone makes them
+// (prometheus.NewDesc and NewConstMetric, a GaugeVec): a registry, which
+// can read such a Desc, builds their families, and each joins the others
+// as written metrics. It costs a registry's checks and sort, which desc's
+// metrics skip. A family whose name desc's metrics have already is left
+// out and named.
+func addForeign(byName map[string]*family, metrics []prometheus.Metric) prometheus.MultiError {
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(resent(metrics))
+	fams, err := reg.Gather()
+	var errs prometheus.MultiError
+	if multi := (prometheus.MultiError{}); errors.As(err, &multi) {
+		errs = append(errs, multi...)
+	} else if err != nil {
+		errs = append(errs, err)
+	}
+	for _, fam := range fams {
+		if _, taken := byName[fam.GetName()]; taken {
+			errs = append(errs, fmt.Errorf("metric family %s is sent both with a Desc of desc and with another Desc", fam.GetName()))
+			continue
+		}
+		byName[fam.GetName()] = foreignFamily(fam)
+	}
+	return errs
+}
+
+// resent sends metrics collected already, as an unchecked collector.
+type resent []prometheus.Metric
+
+func (resent) Describe(chan<- *prometheus.Desc) {}
+
+func (r resent) Collect(ch chan<- prometheus.Metric) {
+	for _, m := range r {
+		ch <- m
+	}
+}
+
+// foreignFamily is a family that a registry built, its metrics written.
+func foreignFamily(fam *dto.MetricFamily) *family {
+	var labels []string
+	legacy := model.LegacyValidation.IsValidMetricName(fam.GetName())
+	for i, m := range fam.Metric {
+		for _, l := range m.Label {
+			if i == 0 {
+				labels = append(labels, l.GetName())
+			}
+			legacy = legacy && model.LegacyValidation.IsValidLabelName(l.GetName())
+		}
+	}
+	info := newDescInfo(fam.GetName(), fam.GetHelp(), labels)
+	info.legacy = legacy
+	f := &family{info: info, typ: fam.GetType(), written: make([]writtenMetric, len(fam.Metric))}
+	for i, m := range fam.Metric {
+		values := make([]string, len(m.Label))
+		for j, l := range m.Label {
+			values[j] = l.GetValue()
+		}
+		f.written[i] = writtenMetric{values: values, m: m}
+	}
+	return f
+}
+
 // add puts m in its family, made with room for the metrics reserved for
 // its name when m is the first.
 func add(byName map[string]*family, room map[string]int, m prometheus.Metric) error {
 	info := infoOf(m.Desc())
-	if info == nil {
-		return fmt.Errorf("metric %s has no desc made by desc", m.Desc())
-	}
 	var (
 		typ     dto.MetricType
 		plain   plainMetric

@@ -33,16 +33,6 @@ func collected(e *Exporter) []prometheus.Metric {
 	return ms
 }
 
-// replayed sends metrics again, as an unchecked collector.
-type replayed []prometheus.Metric
-
-func (replayed) Describe(chan<- *prometheus.Desc) {}
-func (r replayed) Collect(ch chan<- prometheus.Metric) {
-	for _, m := range r {
-		ch <- m
-	}
-}
-
 // generatedExporter is every collector over a host that benchhost
 // writes, wired as the exporter's main wires a replay: the runner replays
 // the host's zpool outputs, and its kstat/, proc/, sys/ and dev/ stand for
@@ -106,12 +96,12 @@ func TestGatherFamiliesAsTheRegistry(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			metrics := collected(e)
 			reg := prometheus.NewPedanticRegistry()
-			reg.MustRegister(replayed(metrics))
+			reg.MustRegister(resent(metrics))
 			want, err := reg.Gather()
 			if err != nil {
 				t.Fatal(err)
 			}
-			g, err := gatherSent(replayed(metrics).Collect)
+			g, err := gatherSent(resent(metrics).Collect)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -169,22 +159,35 @@ func firstLineDiff(want, got string) string {
 	return "lengths differ"
 }
 
-// A metric of a foreign desc, or of another type than its family, is left
-// out and named; the rest is gathered.
+// A metric of another type than its family is left out and named; so is
+// a family sent under one name with both kinds of Desc. The rest is
+// gathered, a metric of prometheus.NewDesc among it.
 func TestGatherFamiliesRefusesWhatItCannotPlace(t *testing.T) {
 	d := desc("test", "things", "Things.", "pool")
-	foreign := prometheus.NewDesc("zfs_test_foreign", "Not made by desc.", nil, nil)
+	foreign := prometheus.NewDesc("zfs_test_foreign", "Not made by desc.", []string{"pool"}, prometheus.Labels{"kind": "plain"})
+	clash := prometheus.NewDesc("zfs_test_things", "Things.", []string{"pool"}, nil)
 	g, err := gatherSent(func(ch chan<- prometheus.Metric) {
 		gauge(ch, d, 1, "tank")
 		counter(ch, d, 2, "backup")
-		ch <- prometheus.MustNewConstMetric(foreign, prometheus.GaugeValue, 3)
+		ch <- prometheus.MustNewConstMetric(foreign, prometheus.GaugeValue, 3, "tank")
+		ch <- prometheus.MustNewConstMetric(clash, prometheus.GaugeValue, 4, "other")
 	})
-	fams := g.metricFamilies()
 	var multi prometheus.MultiError
-	if !errors.As(err, &multi) || len(multi) != 2 || !strings.Contains(err.Error(), "zfs_test_foreign") || !strings.Contains(err.Error(), "COUNTER") {
-		t.Errorf("error %v, want the foreign desc and the counter named", err)
+	if !errors.As(err, &multi) || len(multi) != 2 || !strings.Contains(err.Error(), "COUNTER") || !strings.Contains(err.Error(), "zfs_test_things is sent both") {
+		t.Errorf("error %v, want the counter and the family of two kinds of Desc named", err)
 	}
-	if len(fams) != 1 || len(fams[0].Metric) != 1 || fams[0].Metric[0].GetGauge().GetValue() != 1 {
-		t.Errorf("families %v, want zfs_test_things{pool=tank} 1 alone", fams)
+	var got strings.Builder
+	if err := WriteText(&got, expfmt.NewFormat(expfmt.TypeTextPlain), nil, Reading{gathered: g}); err != nil {
+		t.Fatal(err)
+	}
+	want := `# HELP zfs_test_foreign Not made by desc.
+# TYPE zfs_test_foreign gauge
+zfs_test_foreign{kind="plain",pool="tank"} 3
+# HELP zfs_test_things Things.
+# TYPE zfs_test_things gauge
+zfs_test_things{pool="tank"} 1
+`
+	if got.String() != want {
+		t.Errorf("exposition:\n%s\nwant:\n%s", got.String(), want)
 	}
 }

@@ -15,7 +15,8 @@ import (
 // namespace starts the name of every metric the collectors make.
 const namespace = "zfs"
 
-// desc describes a metric of the zfs namespace.
+// desc describes a metric of the zfs namespace, and keeps what the
+// gather needs to build its family without a registry.
 func desc(subsystem, name, help string, labels ...string) *prometheus.Desc {
 	fqName := prometheus.BuildFQName(namespace, subsystem, name)
 	d := prometheus.NewDesc(fqName, help, labels, nil)

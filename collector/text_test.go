@@ -59,7 +59,7 @@ func TestWriteTextAsExpfmt(t *testing.T) {
 		t.Fatal(err)
 	}
 	reg := prometheus.NewPedanticRegistry()
-	reg.MustRegister(replayed(collectedFrom(collect)))
+	reg.MustRegister(resent(collectedFrom(collect)))
 	theirs, err := prometheus.Gatherers{own, reg}.Gather()
 	if err != nil {
 		t.Fatal(err)
