@@ -8,15 +8,18 @@ import (
 
 	"github.com/zpool-exporter/zpool_exporter/internal/budget"
 	"github.com/zpool-exporter/zpool_exporter/internal/runner"
+	"github.com/zpool-exporter/zpool_exporter/internal/zfs/dataset"
 	"github.com/zpool-exporter/zpool_exporter/internal/zfs/zpool"
 )
 
-// Scrape is the client for the time of one scrape: `zpool status` and
-// `zpool get` are read at most once, by whichever collector asks first,
-// and every other reader of the scrape gets the same result. The client's
-// other reads pass through.
+// Scrape is what a collector may read of ZFS in one scrape. `zpool
+// status` and `zpool get` are read at most once, by whichever collector
+// asks first, and every other reader of the scrape gets the same result;
+// the other reads run each time they are called, as their comments say.
+// It holds its client rather than embedding it, so that no collector
+// reaches past the shared reads to the client's own.
 type Scrape struct {
-	*Client
+	client *Client
 
 	statusOnce sync.Once
 	statusRead chan struct{} // closed once status and statusErr are set
@@ -36,7 +39,7 @@ type Scrape struct {
 }
 
 // NewScrape starts a scrape.
-func (c *Client) NewScrape() *Scrape { return &Scrape{Client: c} }
+func (c *Client) NewScrape() *Scrape { return &Scrape{client: c} }
 
 // NewOnlyScrape starts the only scrape of the process (--once), which
 // detects the capabilities itself: its status and properties are then
@@ -44,13 +47,13 @@ func (c *Client) NewScrape() *Scrape { return &Scrape{Client: c} }
 // moment later. A server detects at its start, long before its scrapes:
 // they run their own, and one that detects (after a detection that
 // failed) runs and counts its commands as the others do.
-func (c *Client) NewOnlyScrape() *Scrape { return &Scrape{Client: c, takeProbes: true} }
+func (c *Client) NewOnlyScrape() *Scrape { return &Scrape{client: c, takeProbes: true} }
 
 // NewScrapeWithStatus starts a scrape whose `zpool status` was read
 // elsewhere, as st or as the error err: its collectors then map that
 // status (a fixture, in tests) without running zpool status.
 func (c *Client) NewScrapeWithStatus(st *zpool.Status, err error) *Scrape {
-	s := &Scrape{Client: c, status: st, statusErr: err, statusRead: make(chan struct{})}
+	s := &Scrape{client: c, status: st, statusErr: err, statusRead: make(chan struct{})}
 	close(s.statusRead)
 	s.statusOnce.Do(func() {})
 	return s
@@ -71,7 +74,7 @@ func (s *Scrape) Status(ctx context.Context) (*zpool.Status, error) {
 		s.statusRead = make(chan struct{})
 		go func() {
 			defer close(s.statusRead)
-			s.status, s.statusErr = s.Client.status(ctx, s.capabilities)
+			s.status, s.statusErr = s.client.status(ctx, s.capabilities)
 		}()
 	})
 	var giveUp <-chan time.Time
@@ -91,14 +94,14 @@ func (s *Scrape) Status(ctx context.Context) (*zpool.Status, error) {
 	default:
 	}
 	err := fmt.Errorf("%w: zpool status had not ended when the scrape's time for it was up", runner.ErrTimeout)
-	s.record(SourceStatus, err)
+	s.client.record(SourceStatus, err)
 	return nil, err
 }
 
 // Properties returns the scrape's pool properties; where they are read as
 // a table of named pools, the pools come from the scrape's Status.
 func (s *Scrape) Properties(ctx context.Context) ([]zpool.Property, error) {
-	s.propsOnce.Do(func() { s.props, s.propsErr = s.properties(ctx, s.capabilities, s.Status) })
+	s.propsOnce.Do(func() { s.props, s.propsErr = s.client.properties(ctx, s.capabilities, s.Status) })
 	return s.props, s.propsErr
 }
 
@@ -106,10 +109,50 @@ func (s *Scrape) Properties(ctx context.Context) ([]zpool.Property, error) {
 // and gives what the probes printed to the only scrape when it ran them.
 func (s *Scrape) capabilities(ctx context.Context) (Capabilities, probed, error) {
 	s.detectOnce.Do(func() {
-		s.caps, s.probed, s.detectErr = s.Client.capabilities(ctx)
+		s.caps, s.probed, s.detectErr = s.client.capabilities(ctx)
 		if !s.takeProbes {
 			s.probed = probed{}
 		}
 	})
 	return s.caps, s.probed, s.detectErr
 }
+
+// The reads below are the client's, run at each call: no two collectors
+// ask for the same one in a scrape.
+
+// VdevProperties is Client.VdevProperties.
+func (s *Scrape) VdevProperties(ctx context.Context, pool string, properties ...string) ([]zpool.Property, bool, error) {
+	return s.client.VdevProperties(ctx, pool, properties...)
+}
+
+// VdevList is Client.VdevList.
+func (s *Scrape) VdevList(ctx context.Context) ([]zpool.ListRow, error) {
+	return s.client.VdevList(ctx)
+}
+
+// Histograms is Client.Histograms.
+func (s *Scrape) Histograms(ctx context.Context, kind zpool.HistogramKind, keep func(column string) bool) ([]zpool.Histograms, error) {
+	return s.client.Histograms(ctx, kind, keep)
+}
+
+// Queues is Client.Queues.
+func (s *Scrape) Queues(ctx context.Context) ([]zpool.IostatRow, error) { return s.client.Queues(ctx) }
+
+// Kstats is Client.Kstats.
+func (s *Scrape) Kstats(ctx context.Context) (*Kstats, error) { return s.client.Kstats(ctx) }
+
+// KstatPoolStates is Client.KstatPoolStates.
+func (s *Scrape) KstatPoolStates(ctx context.Context) *PoolStatesRead {
+	return s.client.KstatPoolStates(ctx)
+}
+
+// Datasets is Client.Datasets.
+func (s *Scrape) Datasets(ctx context.Context, pools ...string) (*dataset.List, error) {
+	return s.client.Datasets(ctx, pools...)
+}
+
+// Version is Client.Version.
+func (s *Scrape) Version(ctx context.Context) (Version, error) { return s.client.Version(ctx) }
+
+// Detected is Client.Detected: it reads nothing.
+func (s *Scrape) Detected() (Capabilities, bool) { return s.client.Detected() }
