@@ -574,6 +574,17 @@ func compareJSON(t *testing.T, runs string, args ...string) (benchreport.Compari
 // where zpool_bench does.
 func TestRunFromAClientWithoutZpool(t *testing.T) {
 	z := e2e.RequireZFSFuse(t)
+	copyFromAClient(t, z, func(exp *e2e.Exporter) (string, []string) { return exp.URL, nil })
+}
+
+// copyFromAClient has zpool_bench run, with a PATH holding no zpool, zfs or
+// zdb, a cp of 64 MiB into a new mirror pool, and checks its report: the
+// layout read from the exporter's metrics, the window ended, the copy
+// written by the pool. client starts the client's side once the exporter
+// runs: it returns the exporter's URL as the client reaches it and the
+// words that run a command on the client, none for this machine.
+func copyFromAClient(t *testing.T, z *e2e.ZFSFuse, client func(exp *e2e.Exporter) (exporterURL string, prefix []string)) {
+	t.Helper()
 	pool, mnt := z.Create("bclient", "mirror", z.Disk("c0", 512), z.Disk("c1", 512))
 	exp := exporterOnPool(t)
 	src := filepath.Join(t.TempDir(), "src")
@@ -589,10 +600,11 @@ func TestRunFromAClientWithoutZpool(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	client := t.TempDir() // the client's PATH: no zpool, zfs or zdb
-	r := &benchRun{cmd: exec.Command(benchBin, "run", "--name", "copy from a client", "--pool", pool, "--exporter.url", exp.URL,
-		"--runs.dir", t.TempDir(), "--format", "json", "--settle", "5s", "--", cp, src, filepath.Join(mnt, "copy"))}
-	r.cmd.Env = []string{"PATH=" + client, "HOME=" + t.TempDir()}
+	exporterURL, prefix := client(exp)
+	argv := append(prefix, benchBin, "run", "--name", "copy from a client", "--pool", pool, "--exporter.url", exporterURL,
+		"--runs.dir", t.TempDir(), "--format", "json", "--settle", "5s", "--", cp, src, filepath.Join(mnt, "copy"))
+	r := &benchRun{cmd: exec.Command(argv[0], argv[1:]...)}
+	r.cmd.Env = []string{"PATH=" + t.TempDir(), "HOME=" + t.TempDir()} // the client's PATH: no zpool, zfs or zdb
 	r.cmd.Stdout, r.cmd.Stderr = &r.stdout, &r.stderr
 	if err := r.cmd.Start(); err != nil {
 		t.Fatal(err)
