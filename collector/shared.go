@@ -14,6 +14,7 @@ import (
 	"github.com/prometheus/common/expfmt"
 
 	"github.com/zpool-exporter/zpool_exporter/internal/budget"
+	"github.com/zpool-exporter/zpool_exporter/internal/flight"
 )
 
 // Shared runs one gather at a time for every reader: a reader that comes
@@ -30,14 +31,9 @@ type Shared struct {
 	gather func(ctx context.Context) Reading
 
 	mu       sync.Mutex
-	inflight *call
+	inflight *flight.Call[Reading]
 	gathers  uint64 // gathers started
 	joins    uint64 // reads served by a gather another reader started
-}
-
-type call struct {
-	done    chan struct{}
-	reading Reading
 }
 
 // NewShared returns a Shared over gather, normally Exporter.Gather, which
@@ -56,21 +52,19 @@ func (s *Shared) Gather(ctx context.Context) (Reading, error) {
 	s.mu.Lock()
 	c := s.inflight
 	if c == nil {
-		c = &call{done: make(chan struct{})}
-		s.inflight = c
 		s.gathers++
-		gctx, cancel := context.WithoutCancel(ctx), context.CancelFunc(func() {})
-		if deadline, ok := ctx.Deadline(); ok {
-			gctx, cancel = context.WithDeadline(gctx, deadline)
-		}
-		go func() {
+		gctx, cancel := flight.Detach(ctx)
+		// The gather clears inflight under mu, which is held until
+		// inflight is set.
+		c = flight.Go(func() (Reading, error) {
 			defer cancel()
-			c.reading = s.gather(gctx)
+			r := s.gather(gctx)
 			s.mu.Lock()
 			s.inflight = nil
 			s.mu.Unlock()
-			close(c.done)
-		}()
+			return r, nil
+		})
+		s.inflight = c
 	} else {
 		s.joins++
 	}
@@ -79,11 +73,9 @@ func (s *Shared) Gather(ctx context.Context) (Reading, error) {
 	// what they have at the deadline and leave behind those that hang, so
 	// the reading, partial, comes just after it. A reader that is canceled
 	// (its client went away) stops at once.
-	var late <-chan time.Time
+	var giveUp time.Time
 	if deadline, ok := ctx.Deadline(); ok {
-		timer := time.NewTimer(time.Until(deadline) + budget.ReaderGrace)
-		defer timer.Stop()
-		late = timer.C
+		giveUp = deadline.Add(budget.ReaderGrace)
 	}
 	canceled := make(chan struct{})
 	stop := context.AfterFunc(ctx, func() {
@@ -92,14 +84,10 @@ func (s *Shared) Gather(ctx context.Context) (Reading, error) {
 		}
 	})
 	defer stop()
-	select {
-	case <-c.done:
-		return c.reading, nil
-	case <-late:
-		return Reading{}, ctx.Err()
-	case <-canceled:
-		return Reading{}, ctx.Err()
+	if r, ended, _ := c.Wait(giveUp, canceled); ended {
+		return r, nil
 	}
+	return Reading{}, ctx.Err()
 }
 
 // Metrics is Gather for a reader of the metrics alone (the benchmark

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/zpool-exporter/zpool_exporter/internal/budget"
+	"github.com/zpool-exporter/zpool_exporter/internal/flight"
 )
 
 // Runner runs a command and returns its stdout.
@@ -92,9 +93,8 @@ type slot struct {
 	waiters int       // Run callers still waiting for the result
 	shared  bool      // more than one caller joined: each gets its own copy of out
 	cancel  context.CancelCauseFunc
-	done    chan struct{} // Run: closed once out and err are set
-	out     []byte
-	err     error
+	call    *flight.Call[[]byte] // Run: the output its callers share
+	end     func([]byte, error)  // ends call
 }
 
 // NewExec returns an Exec runner.
@@ -150,7 +150,8 @@ func (e *Exec) Run(ctx context.Context, name string, args ...string) ([]byte, er
 		s.waiters++
 		s.shared = true
 	default:
-		s = &slot{run: r, waiters: 1, done: make(chan struct{})}
+		s = &slot{run: r, waiters: 1}
+		s.call, s.end = flight.New[[]byte]()
 		e.slots[line] = s
 		var pctx context.Context
 		pctx, s.cancel = e.processContext(ctx)
@@ -181,15 +182,8 @@ func (e *Exec) processContext(ctx context.Context) (context.Context, context.Can
 // await waits for the shared result or for the caller's context. The last
 // caller to give up stops the process and reports how it ended.
 func (e *Exec) await(ctx context.Context, s *slot, began time.Time) ([]byte, error) {
-	select {
-	case <-s.done:
-		return s.result()
-	case <-ctx.Done():
-		select {
-		case <-s.done: // the result came in time after all
-			return s.result()
-		default:
-		}
+	if out, ended, err := s.call.Wait(time.Time{}, ctx.Done()); ended {
+		return s.result(out, err)
 	}
 	e.mu.Lock()
 	s.waiters--
@@ -197,8 +191,7 @@ func (e *Exec) await(ctx context.Context, s *slot, began time.Time) ([]byte, err
 	e.mu.Unlock()
 	if last {
 		s.cancel(ctx.Err())
-		<-s.done // within the kill grace
-		return s.result()
+		return s.result(s.call.Result()) // within the kill grace
 	}
 	err := ctx.Err()
 	if errors.Is(err, context.DeadlineExceeded) {
@@ -207,12 +200,14 @@ func (e *Exec) await(ctx context.Context, s *slot, began time.Time) ([]byte, err
 	return nil, &Error{Command: s.line, ExitCode: -1, Err: err}
 }
 
-// result is a finished slot's result for one of its callers.
-func (s *slot) result() ([]byte, error) {
-	if s.shared && s.out != nil {
-		return bytes.Clone(s.out), s.err
+// result is a finished slot's result for one of its callers: a copy of
+// the output when several share it. Called once the call has ended, which
+// is after shared was last set.
+func (s *slot) result(out []byte, err error) ([]byte, error) {
+	if s.shared && out != nil {
+		return bytes.Clone(out), err
 	}
-	return s.out, s.err
+	return out, err
 }
 
 // execute runs the process of a slot and publishes its result.
@@ -305,9 +300,8 @@ func exitResult(line string, waitErr error, stdout []byte, stderr string) ([]byt
 func (e *Exec) publish(s *slot, start time.Time, out []byte, err error, killed bool) {
 	e.stats.finished(s.run, time.Since(start), err)
 	e.mu.Lock()
-	s.out, s.err = out, err
 	e.settle(s, killed)
-	close(s.done)
+	s.end(out, err)
 	e.mu.Unlock()
 }
 

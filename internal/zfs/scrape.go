@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/zpool-exporter/zpool_exporter/internal/budget"
+	"github.com/zpool-exporter/zpool_exporter/internal/flight"
 	"github.com/zpool-exporter/zpool_exporter/internal/runner"
 	"github.com/zpool-exporter/zpool_exporter/internal/zfs/dataset"
 	"github.com/zpool-exporter/zpool_exporter/internal/zfs/zpool"
@@ -22,10 +23,8 @@ type Scrape struct {
 	client *Client
 
 	statusOnce sync.Once
-	statusRead chan struct{} // closed once status and statusErr are set
-	giveUp     time.Time     // when readers stop waiting for status; zero: never
-	status     *zpool.Status
-	statusErr  error
+	status     *flight.Call[*zpool.Status]
+	giveUp     time.Time // when readers stop waiting for status; zero: never
 
 	propsOnce sync.Once
 	props     []zpool.Property
@@ -53,8 +52,7 @@ func (c *Client) NewOnlyScrape() *Scrape { return &Scrape{client: c, takeProbes:
 // elsewhere, as st or as the error err: its collectors then map that
 // status (a fixture, in tests) without running zpool status.
 func (c *Client) NewScrapeWithStatus(st *zpool.Status, err error) *Scrape {
-	s := &Scrape{client: c, status: st, statusErr: err, statusRead: make(chan struct{})}
-	close(s.statusRead)
+	s := &Scrape{client: c, status: flight.Ended(st, err)}
 	s.statusOnce.Do(func() {})
 	return s
 }
@@ -71,27 +69,10 @@ func (s *Scrape) Status(ctx context.Context) (*zpool.Status, error) {
 		if deadline, ok := ctx.Deadline(); ok {
 			s.giveUp = budget.FallbackStart(deadline, time.Now())
 		}
-		s.statusRead = make(chan struct{})
-		go func() {
-			defer close(s.statusRead)
-			s.status, s.statusErr = s.client.status(ctx, s.capabilities)
-		}()
+		s.status = flight.Go(func() (*zpool.Status, error) { return s.client.status(ctx, s.capabilities) })
 	})
-	var giveUp <-chan time.Time
-	if !s.giveUp.IsZero() {
-		t := time.NewTimer(time.Until(s.giveUp))
-		defer t.Stop()
-		giveUp = t.C
-	}
-	select {
-	case <-s.statusRead:
-		return s.status, s.statusErr
-	case <-giveUp:
-	}
-	select {
-	case <-s.statusRead: // it ended as the wait did
-		return s.status, s.statusErr
-	default:
+	if st, ended, err := s.status.Wait(s.giveUp, nil); ended {
+		return st, err
 	}
 	err := fmt.Errorf("%w: zpool status had not ended when the scrape's time for it was up", runner.ErrTimeout)
 	s.client.record(SourceStatus, err)
