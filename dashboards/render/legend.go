@@ -222,8 +222,15 @@ func (r *renderer) legend(b box, lg legendLayout, lines []plotLine, calcs []stri
 	}
 	calcW += 10
 	colW := b.w / float64(lg.cols)
-	// A narrow legend keeps the last calculations and room for names.
-	for len(calcs) > 0 && colW-22-calcW*float64(len(calcs)) < 90 {
+	longest := 0.0
+	for _, l := range lines[:lg.shown] {
+		longest = math.Max(longest, textWidth(l.name, font))
+	}
+	// Names come before calculations, as in Grafana's legend table,
+	// which is as wide as its longest name: the first calculations give
+	// way until the names fit, the last only to leave names 90 px.
+	nameRoom := func(calcs int) float64 { return colW - 22 - calcW*float64(calcs) }
+	for len(calcs) > 0 && (nameRoom(len(calcs)) < 90 || len(calcs) > 1 && nameRoom(len(calcs)) < longest) {
 		calcs = calcs[1:]
 		for k := range values {
 			values[k] = values[k][1:]

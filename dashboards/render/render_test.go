@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"flag"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -98,6 +99,49 @@ func TestTimeseriesLinesAndLegend(t *testing.T) {
 	}
 	if !reflect.DeepEqual(names, want) {
 		t.Errorf("legend:\n got %q\nwant %q", names, want)
+	}
+}
+
+// Leaves of a dRAID in a half-width panel's legend, in two columns: the
+// first calculations give way so that every name is whole, the last stays.
+func TestLegendKeepsLongNamesWhole(t *testing.T) {
+	d, err := Parse([]byte(`{"uid": "leaves", "title": "Leaves", "panels": [{
+		"type": "timeseries", "title": "Read bandwidth per leaf vdev", "gridPos": {"x": 0, "y": 0, "w": 12, "h": 8},
+		"targets": [{"refId": "A", "expr": "leaves", "legendFormat": "{{pool}} {{parent}}/{{vdev}}"}],
+		"options": {"legend": {"showLegend": true, "displayMode": "table", "placement": "bottom", "calcs": ["mean", "max", "lastNotNull"]}},
+		"fieldConfig": {"defaults": {"unit": "Bps"}}
+	}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var series []testSeries
+	var want []string
+	for i := range 6 {
+		l := labels("pool", "dr", "parent", "draid1:2d:5c:1s-0", "vdev", fmt.Sprintf("virtio-zd%d", 13+i))
+		series = append(series, testSeries{l, constant(1.5e6 * float64(i))})
+		want = append(want, "dr draid1:2d:5c:1s-0/"+l["vdev"])
+	}
+	prom := newFakePrometheus(t, func(string, bool) (int, string) { return 200, matrix(series...) })
+	svg, _, err := Render(context.Background(), d, testOptions(prom.URL))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := panelNamed(t, parseSVG(t, svg), "Read bandwidth per leaf vdev")
+	var names []string
+	for _, e := range p.all(withClass("legend-entry")) {
+		var texts []string
+		for _, c := range e.children {
+			if c.name == "text" {
+				texts = append(texts, c.text)
+			}
+		}
+		names = append(names, texts[0])
+		if len(texts) < 2 || len(texts) == 4 {
+			t.Errorf("legend entry %q: want its name and the last calculations, not all three", texts)
+		}
+	}
+	if !reflect.DeepEqual(names, want) {
+		t.Errorf("legend names:\n got %q\nwant %q", names, want)
 	}
 }
 
