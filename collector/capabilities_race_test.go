@@ -26,11 +26,11 @@ type recordingRunner struct {
 	answers map[string]answer
 }
 
-func (r *recordingRunner) Run(ctx context.Context, name string, args ...string) ([]byte, error) {
-	out, err := r.Runner.Run(ctx, name, args...)
+func (r *recordingRunner) Run(ctx context.Context, cmd runner.Command) ([]byte, error) {
+	out, err := r.Runner.Run(ctx, cmd)
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.answers[runner.CommandLine(name, args...)] = answer{bytes.Clone(out), err}
+	r.answers[cmd.Line()] = answer{bytes.Clone(out), err}
 	return out, err
 }
 
@@ -43,8 +43,8 @@ type fixedRunner struct {
 	slow    map[string]time.Duration
 }
 
-func (r fixedRunner) Run(_ context.Context, name string, args ...string) ([]byte, error) {
-	line := runner.CommandLine(name, args...)
+func (r fixedRunner) Run(_ context.Context, cmd runner.Command) ([]byte, error) {
+	line := cmd.Line()
 	time.Sleep(r.slow[line])
 	a, ok := r.answers[line]
 	if !ok {

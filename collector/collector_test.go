@@ -69,7 +69,7 @@ func feedStream(t *testing.T, replay *runner.Replay, s *IostatSampler) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	out, err := replay.StartStream(ctx, "zpool", "iostat", "-v", formatSeconds(s.interval))
+	out, err := replay.StartStream(ctx, runner.Cmd("zpool", "iostat", "-v", formatSeconds(s.interval)))
 	if err != nil {
 		t.Fatal(err)
 	}

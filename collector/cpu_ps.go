@@ -40,7 +40,7 @@ var sunosProcessesArgs = []string{"-e", "-o", "pid=", "-o", "ppid=", "-o", "time
 // rows.
 func psEngineCPU(r runner.Runner, args []string, parse func(io.Reader) ([]psRow, error), pick func([]psRow) []engineThread) engineCPUFunc {
 	return func(ctx context.Context) ([]engineThread, error) {
-		out, err := r.Run(ctx, "ps", args...)
+		out, err := r.Run(ctx, runner.Cmd("ps", args...))
 		if err != nil {
 			return nil, err
 		}

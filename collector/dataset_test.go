@@ -341,11 +341,11 @@ type hangingStatus struct {
 	hang atomic.Bool
 }
 
-func (r *hangingStatus) Run(ctx context.Context, name string, args ...string) ([]byte, error) {
-	if r.hang.Load() && len(args) > 0 && args[0] == "status" {
-		return nil, &runner.Error{Command: runner.CommandLine(name, args...), ExitCode: -1, Err: runner.ErrTimeout}
+func (r *hangingStatus) Run(ctx context.Context, cmd runner.Command) ([]byte, error) {
+	if r.hang.Load() && len(cmd.Args) > 0 && cmd.Args[0] == "status" {
+		return nil, &runner.Error{Command: cmd.Line(), ExitCode: -1, Err: runner.ErrTimeout}
 	}
-	return r.Runner.Run(ctx, name, args...)
+	return r.Runner.Run(ctx, cmd)
 }
 
 // withoutZpool leaves out of fams what the zpool status the dataset

@@ -77,7 +77,7 @@ func (c *iostatDiskCollector) glabelProviders(ctx context.Context) func(name str
 		if !ran {
 			ran = true
 			var out []byte
-			if out, err = c.runner.Run(ctx, "glabel", "status", "-s"); err == nil {
+			if out, err = c.runner.Run(ctx, runner.Cmd("glabel", "status", "-s")); err == nil {
 				labels, err = geom.ParseGlabelStatus(bytes.NewReader(out))
 				if err != nil {
 					err = fmt.Errorf("parsing output of `glabel status -s`: %w", err)

@@ -771,8 +771,8 @@ func TestOSIostatSamplerDetectsTheForm(t *testing.T) {
 
 type runnerFunc func(ctx context.Context, name string, args ...string) ([]byte, error)
 
-func (f runnerFunc) Run(ctx context.Context, name string, args ...string) ([]byte, error) {
-	return f(ctx, name, args...)
+func (f runnerFunc) Run(ctx context.Context, cmd runner.Command) ([]byte, error) {
+	return f(ctx, cmd.Path, cmd.Args...)
 }
 
 // Run over a replayed stream: nothing runs before Need; then the stream's

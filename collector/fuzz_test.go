@@ -48,8 +48,8 @@ type fuzzOutput struct {
 
 // Run answers like zpool would: the output and, for a non-zero exit, an
 // error; a command without an output fails as a missing command does.
-func (e *fuzzEnv) Run(_ context.Context, name string, args ...string) ([]byte, error) {
-	line := runner.CommandLine(name, args...)
+func (e *fuzzEnv) Run(_ context.Context, cmd runner.Command) ([]byte, error) {
+	line := cmd.Line()
 	out, ok := e.outputs[line]
 	switch {
 	case !ok:

@@ -87,7 +87,7 @@ func (s *IostatSampler) Run(ctx context.Context) {
 func (s *IostatSampler) streamArgs(ctx context.Context) []string {
 	args := []string{"iostat", "-v"}
 	probe, cancel := context.WithTimeout(ctx, 10*time.Second)
-	if _, err := s.runner.Run(probe, s.zpool, "iostat", "-v", "-p"); err == nil {
+	if _, err := s.runner.Run(probe, runner.Cmd(s.zpool, "iostat", "-v", "-p")); err == nil {
 		args = append(args, "-p")
 	}
 	cancel()
@@ -175,7 +175,7 @@ func (s *IostatSampler) open(ctx context.Context, args []string) (*zpoolStream, 
 		args = append(slices.Clip(args), neverReached)
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	out, err := s.stream(ctx, s.zpool, args...)
+	out, err := s.stream(ctx, runner.Cmd(s.zpool, args...))
 	if err != nil {
 		cancel()
 		return nil, err

@@ -167,8 +167,8 @@ func (s *unreapedStream) Close() error {
 // on the channel as they start.
 func unreapedStreams() (StreamFunc, <-chan *unreapedStream) {
 	started := make(chan *unreapedStream, 1)
-	return func(ctx context.Context, name string, args ...string) (io.ReadCloser, error) {
-		s := &unreapedStream{ctx: ctx, line: runner.CommandLine(name, args...)}
+	return func(ctx context.Context, cmd runner.Command) (io.ReadCloser, error) {
+		s := &unreapedStream{ctx: ctx, line: cmd.Line()}
 		started <- s
 		return s, nil
 	}, started
@@ -231,13 +231,13 @@ func TestSamplerRunEndsItsStream(t *testing.T) {
 // be killed.
 func pipeStreams() (StreamFunc, <-chan *pipeStream) {
 	started := make(chan *pipeStream, 2)
-	return func(ctx context.Context, name string, args ...string) (io.ReadCloser, error) {
+	return func(ctx context.Context, cmd runner.Command) (io.ReadCloser, error) {
 		pr, pw := io.Pipe()
 		go func() {
 			<-ctx.Done()
 			pw.CloseWithError(ctx.Err())
 		}()
-		started <- &pipeStream{ctx: ctx, w: pw, line: runner.CommandLine(name, args...)}
+		started <- &pipeStream{ctx: ctx, w: pw, line: cmd.Line()}
 		return pr, nil
 	}, started
 }

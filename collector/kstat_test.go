@@ -289,7 +289,7 @@ func TestKstatCollectorGoldens(t *testing.T) {
 // nopRunner fails every command, as a zpool that is missing would.
 type nopRunner struct{}
 
-func (nopRunner) Run(_ context.Context, name string, args ...string) ([]byte, error) {
+func (nopRunner) Run(context.Context, runner.Command) ([]byte, error) {
 	return nil, os.ErrNotExist
 }
 
@@ -326,10 +326,10 @@ func TestPoolStateFromKstatWhenStatusFails(t *testing.T) {
 // that the kill takes effect only a while later.
 type hangingRunner struct{ late time.Duration }
 
-func (r hangingRunner) Run(ctx context.Context, name string, args ...string) ([]byte, error) {
+func (r hangingRunner) Run(ctx context.Context, cmd runner.Command) ([]byte, error) {
 	<-ctx.Done()
 	time.Sleep(r.late)
-	return nil, fmt.Errorf("%s %s: %w", name, strings.Join(args, " "), runner.ErrTimeout)
+	return nil, fmt.Errorf("%s %s: %w", cmd.Path, strings.Join(cmd.Args, " "), runner.ErrTimeout)
 }
 
 // A zpool that hangs uses up its time, not the scrape's: zpool commands
@@ -373,11 +373,11 @@ type countingRunner struct {
 	lines map[string]int
 }
 
-func (r *countingRunner) Run(ctx context.Context, name string, args ...string) ([]byte, error) {
+func (r *countingRunner) Run(ctx context.Context, cmd runner.Command) ([]byte, error) {
 	r.mu.Lock()
-	r.lines[strings.Join(args, " ")]++
+	r.lines[strings.Join(cmd.Args, " ")]++
 	r.mu.Unlock()
-	return hangingRunner{}.Run(ctx, name, args...)
+	return hangingRunner{}.Run(ctx, cmd)
 }
 
 // Collectors that waited for a capability detection that timed out take

@@ -15,8 +15,8 @@ import (
 // notFoundRunner fails every command as one that is not installed does.
 type notFoundRunner struct{}
 
-func (notFoundRunner) Run(_ context.Context, name string, args ...string) ([]byte, error) {
-	return nil, &runner.Error{Command: runner.CommandLine(name, args...), ExitCode: -1, Err: runner.ErrNotFound}
+func (notFoundRunner) Run(_ context.Context, cmd runner.Command) ([]byte, error) {
+	return nil, &runner.Error{Command: cmd.Line(), ExitCode: -1, Err: runner.ErrNotFound}
 }
 
 // A collector whose command is not installed fails, and NotInstalled hears

@@ -184,7 +184,7 @@ var errProbeInconclusive = errors.New("iostat did not answer")
 func (s *OSIostatSampler) probe(ctx context.Context, form []string) error {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	out, err := s.runner.Run(ctx, s.command, form...)
+	out, err := s.runner.Run(ctx, runner.Cmd(s.command, form...))
 	if runner.Inconclusive(ctx, err) {
 		return fmt.Errorf("%w: %w", errProbeInconclusive, err)
 	}
@@ -204,7 +204,7 @@ func (s *OSIostatSampler) probe(ctx context.Context, form []string) error {
 func (s *OSIostatSampler) runStream(ctx context.Context, args []string) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	out, err := s.stream(ctx, s.command, args...)
+	out, err := s.stream(ctx, runner.Cmd(s.command, args...))
 	if err != nil {
 		return err
 	}

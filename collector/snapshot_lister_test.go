@@ -20,12 +20,12 @@ type failingRunner struct {
 	runs atomic.Int32
 }
 
-func (r *failingRunner) Run(ctx context.Context, name string, args ...string) ([]byte, error) {
+func (r *failingRunner) Run(ctx context.Context, cmd runner.Command) ([]byte, error) {
 	r.runs.Add(1)
 	if r.fail.Load() {
 		return nil, errors.New("zfs: I/O error")
 	}
-	return r.Runner.Run(ctx, name, args...)
+	return r.Runner.Run(ctx, cmd)
 }
 
 // The lister runs no zfs before a collector needs it; then it lists every

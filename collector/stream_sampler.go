@@ -11,7 +11,7 @@ import (
 
 // StreamFunc starts a long-running command and returns its standard
 // output; cancelling ctx or closing the reader ends the command.
-type StreamFunc func(ctx context.Context, name string, args ...string) (io.ReadCloser, error)
+type StreamFunc func(ctx context.Context, cmd runner.Command) (io.ReadCloser, error)
 
 // streamSampler is the life of a sampler of a long-running command (the
 // zpool iostat stream, the OS iostat stream), which both embed: no command

@@ -29,9 +29,9 @@ type gatheringRunner struct {
 	all     chan struct{}
 }
 
-func (r *gatheringRunner) Run(ctx context.Context, name string, args ...string) ([]byte, error) {
-	if !strings.HasSuffix(runner.CommandLine(name, args...), " all-vdevs") {
-		return r.Runner.Run(ctx, name, args...)
+func (r *gatheringRunner) Run(ctx context.Context, cmd runner.Command) ([]byte, error) {
+	if !strings.HasSuffix(cmd.Line(), " all-vdevs") {
+		return r.Runner.Run(ctx, cmd)
 	}
 	r.mu.Lock()
 	r.running++
@@ -46,7 +46,7 @@ func (r *gatheringRunner) Run(ctx context.Context, name string, args ...string) 
 	case <-time.After(2 * time.Second):
 	}
 	defer func() { r.mu.Lock(); r.running--; r.mu.Unlock() }()
-	return r.Runner.Run(ctx, name, args...)
+	return r.Runner.Run(ctx, cmd)
 }
 
 // The vdev properties of the guest's four pools are read all at once, and

@@ -22,11 +22,11 @@ type uncapturedRunner struct {
 	missed []string
 }
 
-func (r *uncapturedRunner) Run(ctx context.Context, name string, args ...string) ([]byte, error) {
-	out, err := r.Replay.Run(ctx, name, args...)
+func (r *uncapturedRunner) Run(ctx context.Context, cmd runner.Command) ([]byte, error) {
+	out, err := r.Replay.Run(ctx, cmd)
 	if errors.Is(err, runner.ErrNoCapture) {
 		r.mu.Lock()
-		r.missed = append(r.missed, runner.CommandLine(name, args...))
+		r.missed = append(r.missed, cmd.Line())
 		r.mu.Unlock()
 	}
 	return out, err

@@ -153,7 +153,7 @@ func (r Reader) withDefaults() Reader {
 func (r Reader) run(ctx context.Context, name string, args ...string) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(ctx, r.Timeout)
 	defer cancel()
-	return r.Runner.Run(ctx, name, args...)
+	return r.Runner.Run(ctx, runner.Cmd(name, args...))
 }
 
 func (c *Config) missing(field, format string, args ...any) {

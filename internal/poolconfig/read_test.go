@@ -26,8 +26,8 @@ type captureRunner struct {
 	ran []string
 }
 
-func (c *captureRunner) Run(_ context.Context, name string, args ...string) ([]byte, error) {
-	line := strings.Join(append([]string{name}, args...), " ")
+func (c *captureRunner) Run(_ context.Context, cmd runner.Command) ([]byte, error) {
+	line := strings.Join(append([]string{cmd.Path}, cmd.Args...), " ")
 	c.mu.Lock()
 	c.ran = append(c.ran, line)
 	c.mu.Unlock()
@@ -63,14 +63,14 @@ type refusing struct {
 	prefixes []string
 }
 
-func (r refusing) Run(ctx context.Context, name string, args ...string) ([]byte, error) {
-	line := strings.Join(append([]string{name}, args...), " ")
+func (r refusing) Run(ctx context.Context, cmd runner.Command) ([]byte, error) {
+	line := strings.Join(append([]string{cmd.Path}, cmd.Args...), " ")
 	for _, p := range r.prefixes {
 		if strings.HasPrefix(line, p) {
 			return nil, fmt.Errorf("%s: exit status 2: refused by the test", line)
 		}
 	}
-	return r.Runner.Run(ctx, name, args...)
+	return r.Runner.Run(ctx, cmd)
 }
 
 // fakeProc makes a proc tree holding one process named comm, or none.

@@ -36,7 +36,7 @@ func BenchmarkRunOwnCPU(b *testing.B) {
 			ctx := context.Background()
 			before := ownCPU(b)
 			for b.Loop() {
-				if _, err := e.Run(ctx, bc.args[0], bc.args[1:]...); err != nil {
+				if _, err := e.Run(ctx, Cmd(bc.args[0], bc.args[1:]...)); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -18,7 +18,7 @@
 // The ZFS client runs a command under its scrape's deadline and parses the
 // output:
 //
-//	out, err := r.Run(ctx, "zpool", "status", "-p")
+//	out, err := r.Run(ctx, runner.Cmd("zpool", "status", "-p"))
 //	switch {
 //	case errors.Is(err, runner.ErrTimeout), errors.Is(err, runner.ErrStillRunning):
 //		return err // the pool may be suspended; say so in metrics
@@ -31,7 +31,7 @@
 // dies:
 //
 //	go runner.Supervise(ctx, runner.Backoff{}, func(ctx context.Context) error {
-//		rc, err := r.StartStream(ctx, "zpool", "iostat", "-vHp", "10")
+//		rc, err := r.StartStream(ctx, runner.Cmd("zpool", "iostat", "-vHp", "10"))
 //		if err != nil {
 //			return err
 //		}

@@ -27,9 +27,9 @@ func ExampleReplay() {
 		panic(err)
 	}
 	ctx := context.Background()
-	out, _ := r.Run(ctx, "zpool", "list", "-Hp", "-o", "name,health")
+	out, _ := r.Run(ctx, runner.Cmd("zpool", "list", "-Hp", "-o", "name,health"))
 	fmt.Printf("%s: %q\n", name, out)
-	_, err = r.Run(ctx, "zpool", "status", "-j", "--json-int")
+	_, err = r.Run(ctx, runner.Cmd("zpool", "status", "-j", "--json-int"))
 	fmt.Println(errors.Is(err, runner.ErrNoCapture))
 	// Output:
 	// zpool_list_-Hp_-o_name,health.txt: "tank\tONLINE\n"

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
-	"strings"
 	"sync"
 	"time"
 
@@ -17,13 +16,13 @@ import (
 
 // Runner runs a command and returns its stdout.
 type Runner interface {
-	Run(ctx context.Context, name string, args ...string) ([]byte, error)
+	Run(ctx context.Context, cmd Command) ([]byte, error)
 }
 
 // Streamer starts a long-running sampler (zpool iostat -v 10) and returns
 // its stdout. Closing the stream, or cancelling ctx, stops the command.
 type Streamer interface {
-	StartStream(ctx context.Context, name string, args ...string) (io.ReadCloser, error)
+	StartStream(ctx context.Context, cmd Command) (io.ReadCloser, error)
 }
 
 // Defaults for ExecOptions fields left zero.
@@ -120,23 +119,17 @@ func NewExec(opts ExecOptions) *Exec {
 	return e
 }
 
-// CommandLine is how a command is named in errors, stats and replay
-// captures: name and arguments joined by single spaces.
-func CommandLine(name string, args ...string) string {
-	return strings.Join(append([]string{name}, args...), " ")
-}
-
 // Run runs name with args and returns its stdout. The process runs until it
 // exits, until the deadline of the context that started it (it is then
 // killed with its process group and the error wraps ErrTimeout), or until
 // every caller sharing it has given up. On a non-zero exit the output is
 // returned along with an *Error holding the exit status and stderr.
-func (e *Exec) Run(ctx context.Context, name string, args ...string) ([]byte, error) {
-	line := CommandLine(name, args...)
+func (e *Exec) Run(ctx context.Context, cmd Command) ([]byte, error) {
+	line := cmd.Line()
 	if err := ctx.Err(); err != nil {
 		return nil, &Error{Command: line, ExitCode: -1, Err: err}
 	}
-	r := newRun(ctx, line, name, args)
+	r := cmd.counted(line)
 	began := time.Now()
 	e.mu.Lock()
 	s, busy := e.slots[line]
@@ -155,7 +148,7 @@ func (e *Exec) Run(ctx context.Context, name string, args ...string) ([]byte, er
 		e.slots[line] = s
 		var pctx context.Context
 		pctx, s.cancel = e.processContext(ctx)
-		go e.execute(pctx, s, began, name, args)
+		go e.execute(pctx, s, began, cmd)
 	}
 	e.mu.Unlock()
 	return e.await(ctx, s, began)
@@ -211,14 +204,14 @@ func (s *slot) result(out []byte, err error) ([]byte, error) {
 }
 
 // execute runs the process of a slot and publishes its result.
-func (e *Exec) execute(ctx context.Context, s *slot, start time.Time, name string, args []string) {
+func (e *Exec) execute(ctx context.Context, s *slot, start time.Time, cmd Command) {
 	defer s.cancel(nil)
 	e.stats.started(s.run)
-	maxOutput := outputLimit(ctx, e.maxOutput)
+	maxOutput := cmd.outputLimit(e.maxOutput)
 	stdout := newLimitedBuffer(maxOutput, false)
-	stdout.grow(outputSizeHint(ctx, maxOutput))
+	stdout.grow(cmd.outputSizeHint(maxOutput))
 	stderr := newLimitedBuffer(e.maxStderr, true)
-	p, err := startProcess(name, args, childEnv(e.env), stdout, stderr, e.wait)
+	p, err := startProcess(cmd.Path, cmd.Args, childEnv(e.env), stdout, stderr, e.wait)
 	if err != nil {
 		e.publish(s, start, nil, &Error{Command: s.line, ExitCode: -1, Err: err}, false)
 		return

@@ -20,7 +20,7 @@ func TestRunReturnsStdout(t *testing.T) {
 	// The stand-in is put on PATH after the Exec was made: PATH is searched
 	// at run time.
 	standIn(t, "zpool", `printf '  pool: tank\n state: ONLINE\n'; echo 'not stdout' >&2`)
-	out, err := e.Run(timeout(t, 5*time.Second), "zpool", "status")
+	out, err := e.Run(timeout(t, 5*time.Second), Cmd("zpool", "status"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,7 +36,7 @@ func TestRunReturnsStdout(t *testing.T) {
 func TestRunExitStatusAndStderrInError(t *testing.T) {
 	standIn(t, "zpool", `echo "invalid option 'p'" >&2; echo 'usage:' >&2; echo '	status [-p]' >&2; echo partial; exit 2`)
 	e := NewExec(ExecOptions{})
-	out, err := e.Run(timeout(t, 5*time.Second), "zpool", "status", "-p")
+	out, err := e.Run(timeout(t, 5*time.Second), Cmd("zpool", "status", "-p"))
 	want := "zpool status -p: exit status 2: invalid option 'p' (+2 more lines on stderr)"
 	if err == nil || err.Error() != want {
 		t.Fatalf("error = %v, want %q", err, want)
@@ -75,9 +75,9 @@ func TestRunCommandNotFound(t *testing.T) {
 	} {
 		var err error
 		if c.stream {
-			_, err = e.StartStream(timeout(t, 5*time.Second), c.name, "iostat", "-v", "1")
+			_, err = e.StartStream(timeout(t, 5*time.Second), Cmd(c.name, "iostat", "-v", "1"))
 		} else {
-			_, err = e.Run(timeout(t, 5*time.Second), c.name, "status")
+			_, err = e.Run(timeout(t, 5*time.Second), Cmd(c.name, "status"))
 		}
 		if err == nil || errors.Is(err, ErrNotFound) != c.notFound || !strings.Contains(err.Error(), c.says) {
 			t.Errorf("%s (stream %v): %v; want an error saying %q, ErrNotFound %v", c.name, c.stream, err, c.says, c.notFound)
@@ -88,7 +88,7 @@ func TestRunCommandNotFound(t *testing.T) {
 func TestRunBoundsStderr(t *testing.T) {
 	standIn(t, "zpool", `head -c 100000 /dev/zero | tr '\0' x >&2; exit 1`)
 	e := NewExec(ExecOptions{MaxStderr: 100})
-	_, err := e.Run(timeout(t, 5*time.Second), "zpool", "list")
+	_, err := e.Run(timeout(t, 5*time.Second), Cmd("zpool", "list"))
 	var ce *Error
 	if !errors.As(err, &ce) || len(ce.Stderr) != 100 {
 		t.Fatalf("error = %v, want stderr cut to 100 bytes", err)
@@ -104,7 +104,7 @@ func TestRunChildEnvironment(t *testing.T) {
 	t.Setenv("ZPOOL_VDEV_NAME_PATH", "1")
 	t.Setenv("SECRET_TOKEN", "x")
 	e := NewExec(ExecOptions{Env: []string{"LC_ALL=de_DE", "LANG=fr_FR", "ZFS_MODULE_TIMEOUT=5"}})
-	out, err := e.Run(timeout(t, 5*time.Second), "zpool")
+	out, err := e.Run(timeout(t, 5*time.Second), Cmd("zpool"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,7 +133,7 @@ func TestRunTimeoutKillsProcessGroup(t *testing.T) {
 	e := NewExec(ExecOptions{})
 	const deadline = time.Second
 	start := time.Now()
-	_, err := e.Run(timeout(t, deadline), "zpool", "status")
+	_, err := e.Run(timeout(t, deadline), Cmd("zpool", "status"))
 	took := time.Since(start)
 
 	if !errors.Is(err, ErrTimeout) {
@@ -164,7 +164,7 @@ func TestRunCancelKillsProcess(t *testing.T) {
 		readPid(t, filepath.Join(dir, "pid"))
 		cancel()
 	}()
-	_, err := e.Run(ctx, "zpool", "status")
+	_, err := e.Run(ctx, Cmd("zpool", "status"))
 	if !errors.Is(err, context.Canceled) || errors.Is(err, ErrTimeout) {
 		t.Fatalf("error = %v, want context.Canceled and no timeout", err)
 	}
@@ -184,7 +184,7 @@ func TestRunSharesConcurrentIdenticalRuns(t *testing.T) {
 	for i := range callers {
 		wg.Go(func() {
 			<-ready
-			out, err := e.Run(timeout(t, 5*time.Second), "zpool", "iostat", "-v")
+			out, err := e.Run(timeout(t, 5*time.Second), Cmd("zpool", "iostat", "-v"))
 			outputs[i], errs[i] = string(out), err
 		})
 	}
@@ -199,7 +199,7 @@ func TestRunSharesConcurrentIdenticalRuns(t *testing.T) {
 		t.Errorf("%d concurrent runs started %d processes, want 1", callers, n)
 	}
 	// Results are shared, not cached: the next run starts a process.
-	if _, err := e.Run(timeout(t, 5*time.Second), "zpool", "iostat", "-v"); err != nil {
+	if _, err := e.Run(timeout(t, 5*time.Second), Cmd("zpool", "iostat", "-v")); err != nil {
 		t.Fatal(err)
 	}
 	if n := countLines(t, filepath.Join(dir, "starts")); n != 2 {
@@ -216,7 +216,7 @@ func TestRunDifferentArgsAreNotShared(t *testing.T) {
 	var wg sync.WaitGroup
 	for _, arg := range []string{"-p", "-v"} {
 		wg.Go(func() {
-			out, err := e.Run(timeout(t, 5*time.Second), "zpool", "status", arg)
+			out, err := e.Run(timeout(t, 5*time.Second), Cmd("zpool", "status", arg))
 			if err != nil || string(out) != "status "+arg+"\n" {
 				t.Errorf("zpool status %s = %q, %v", arg, out, err)
 			}
@@ -233,14 +233,14 @@ func TestRunCallerLeavingSharedRunEarly(t *testing.T) {
 	e := NewExec(ExecOptions{})
 	first := make(chan error, 1)
 	go func() {
-		out, err := e.Run(timeout(t, 5*time.Second), "zpool", "status")
+		out, err := e.Run(timeout(t, 5*time.Second), Cmd("zpool", "status"))
 		if err == nil && string(out) != "done\n" {
 			err = errors.New("unexpected output " + string(out))
 		}
 		first <- err
 	}()
 	waitForSlot(t, e, "zpool status") // the first caller started the process
-	_, err := e.Run(timeout(t, 100*time.Millisecond), "zpool", "status")
+	_, err := e.Run(timeout(t, 100*time.Millisecond), Cmd("zpool", "status"))
 	if !errors.Is(err, ErrTimeout) || !strings.Contains(err.Error(), "waiting for the run another caller started") {
 		t.Errorf("second caller: %v, want a timeout while waiting", err)
 	}
@@ -255,7 +255,7 @@ func TestRunCallerLeavingSharedRunEarly(t *testing.T) {
 func TestRunOutputLimit(t *testing.T) {
 	standIn(t, "zpool", `head -c 20971520 /dev/zero`)
 	e := NewExec(ExecOptions{})
-	out, err := e.Run(timeout(t, 10*time.Second), "zpool", "get", "all")
+	out, err := e.Run(timeout(t, 10*time.Second), Cmd("zpool", "get", "all"))
 	if !errors.Is(err, ErrOutputTooLarge) || !strings.HasPrefix(err.Error(), "zpool get all: output too large") {
 		t.Fatalf("error = %v, want ErrOutputTooLarge naming the command", err)
 	}
@@ -267,10 +267,10 @@ func TestRunOutputLimit(t *testing.T) {
 func TestRunOutputLimitBoundary(t *testing.T) {
 	standIn(t, "zpool", `printf '%s' "$1"`)
 	e := NewExec(ExecOptions{MaxOutput: 10})
-	if out, err := e.Run(timeout(t, 5*time.Second), "zpool", "0123456789"); err != nil || string(out) != "0123456789" {
+	if out, err := e.Run(timeout(t, 5*time.Second), Cmd("zpool", "0123456789")); err != nil || string(out) != "0123456789" {
 		t.Errorf("10 bytes at a 10-byte limit: %q, %v", out, err)
 	}
-	if _, err := e.Run(timeout(t, 5*time.Second), "zpool", "0123456789X"); !errors.Is(err, ErrOutputTooLarge) {
+	if _, err := e.Run(timeout(t, 5*time.Second), Cmd("zpool", "0123456789X")); !errors.Is(err, ErrOutputTooLarge) {
 		t.Errorf("11 bytes at a 10-byte limit: %v, want ErrOutputTooLarge", err)
 	}
 }
@@ -279,21 +279,21 @@ func TestRunOutputLimitBoundary(t *testing.T) {
 func TestRunOutputLimitOfCaller(t *testing.T) {
 	standIn(t, "zpool", `printf '%s' "$1"`)
 	e := NewExec(ExecOptions{MaxOutput: 10})
-	if out, err := e.Run(WithOutputLimit(timeout(t, 5*time.Second), 11), "zpool", "0123456789X"); err != nil || string(out) != "0123456789X" {
+	if out, err := e.Run(timeout(t, 5*time.Second), Command{Path: "zpool", Args: []string{"0123456789X"}, MaxOutput: 11}); err != nil || string(out) != "0123456789X" {
 		t.Errorf("11 bytes at a limit raised to 11: %q, %v", out, err)
 	}
-	_, err := e.Run(WithOutputLimit(timeout(t, 5*time.Second), 12), "zpool", "0123456789XYZ")
+	_, err := e.Run(timeout(t, 5*time.Second), Command{Path: "zpool", Args: []string{"0123456789XYZ"}, MaxOutput: 12})
 	if !errors.Is(err, ErrOutputTooLarge) || !strings.Contains(err.Error(), "more than 12 bytes") {
 		t.Errorf("13 bytes at a limit raised to 12: %v, want ErrOutputTooLarge at 12 bytes", err)
 	}
-	if _, err := e.Run(WithOutputLimit(timeout(t, 5*time.Second), 5), "zpool", "0123456789X"); !errors.Is(err, ErrOutputTooLarge) {
+	if _, err := e.Run(timeout(t, 5*time.Second), Command{Path: "zpool", Args: []string{"0123456789X"}, MaxOutput: 5}); !errors.Is(err, ErrOutputTooLarge) {
 		t.Errorf("11 bytes with a limit of 5 asked, under the Exec's 10: %v, want ErrOutputTooLarge", err)
 	}
 }
 
 func TestRunMissingCommand(t *testing.T) {
 	e := NewExec(ExecOptions{})
-	_, err := e.Run(timeout(t, 5*time.Second), "zpool-not-installed", "status")
+	_, err := e.Run(timeout(t, 5*time.Second), Cmd("zpool-not-installed", "status"))
 	var ce *Error
 	if !errors.Is(err, exec.ErrNotFound) || !errors.As(err, &ce) || ce.Command != "zpool-not-installed status" {
 		t.Fatalf("error = %v, want exec.ErrNotFound naming the command", err)
@@ -307,7 +307,7 @@ func TestRunTimeoutOption(t *testing.T) {
 	standIn(t, "zpool", `sleep 1000`)
 	e := NewExec(ExecOptions{Timeout: 100 * time.Millisecond})
 	start := time.Now()
-	_, err := e.Run(context.Background(), "zpool", "status")
+	_, err := e.Run(context.Background(), Cmd("zpool", "status"))
 	if !errors.Is(err, ErrTimeout) || time.Since(start) > time.Second {
 		t.Fatalf("error = %v after %s, want ErrTimeout after about 100ms", err, time.Since(start))
 	}
@@ -340,7 +340,7 @@ func TestRunRefusesWhileKilledProcessIsNotReaped(t *testing.T) {
 	})
 
 	start := time.Now()
-	_, err := e.Run(timeout(t, 200*time.Millisecond), "zpool", "status")
+	_, err := e.Run(timeout(t, 200*time.Millisecond), Cmd("zpool", "status"))
 	var pid int
 	if !errors.Is(err, ErrTimeout) || !strings.Contains(err.Error(), "; still there 100ms later: pid ") {
 		t.Fatalf("error = %v, want a timeout saying the process has not exited", err)
@@ -356,14 +356,14 @@ func TestRunRefusesWhileKilledProcessIsNotReaped(t *testing.T) {
 	}
 
 	start = time.Now()
-	_, err = e.Run(timeout(t, 5*time.Second), "zpool", "status")
+	_, err = e.Run(timeout(t, 5*time.Second), Cmd("zpool", "status"))
 	if !errors.Is(err, ErrStillRunning) || !strings.Contains(err.Error(), ": killed ") || !strings.Contains(err.Error(), fmt.Sprintf(" ago, still there: pid %d", pid)) || !strings.HasSuffix(err.Error(), "; not starting another") {
 		t.Errorf("second run: %v, want ErrStillRunning naming the killed process", err)
 	}
 	if took := time.Since(start); took > 100*time.Millisecond {
 		t.Errorf("refusal took %s, want it at once", took)
 	}
-	if _, err := e.StartStream(timeout(t, 5*time.Second), "zpool", "status"); !errors.Is(err, ErrStillRunning) {
+	if _, err := e.StartStream(timeout(t, 5*time.Second), Cmd("zpool", "status")); !errors.Is(err, ErrStillRunning) {
 		t.Errorf("stream of the same command line: %v, want ErrStillRunning", err)
 	}
 	// Under load the first stand-in may be killed before it writes.
@@ -386,7 +386,7 @@ func TestRunRefusesWhileKilledProcessIsNotReaped(t *testing.T) {
 	if err := os.Remove(filepath.Join(dir, "hang")); err != nil {
 		t.Fatal(err)
 	}
-	out, err := e.Run(timeout(t, 5*time.Second), "zpool", "status")
+	out, err := e.Run(timeout(t, 5*time.Second), Cmd("zpool", "status"))
 	if err != nil || string(out) != "ok\n" {
 		t.Errorf("run after reaping: %q, %v", out, err)
 	}
@@ -435,7 +435,7 @@ func BenchmarkRun(b *testing.B) {
 	e := NewExec(ExecOptions{})
 	ctx := context.Background()
 	for b.Loop() {
-		if _, err := e.Run(ctx, "true"); err != nil {
+		if _, err := e.Run(ctx, Cmd("true")); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -446,19 +446,18 @@ func BenchmarkRun(b *testing.B) {
 func TestProbeStats(t *testing.T) {
 	standIn(t, "zpool", `case "$1" in status) echo "invalid option 'j'" >&2; exit 2;; *) sleep 1000;; esac`)
 	e := NewExec(ExecOptions{})
-	probe := Probe(context.Background())
 	for _, tc := range []struct {
-		ctx                     context.Context
+		probe                   bool
 		args                    []string
 		timeout                 time.Duration // long enough for a loaded machine, but for the one that sleeps
 		wantFailures, wantTimed uint64
 	}{
-		{probe, []string{"status", "-j"}, 10 * time.Second, 0, 0},
-		{context.Background(), []string{"status", "-p"}, 10 * time.Second, 1, 0},
-		{probe, []string{"iostat", "-w"}, 200 * time.Millisecond, 1, 1},
+		{true, []string{"status", "-j"}, 10 * time.Second, 0, 0},
+		{false, []string{"status", "-p"}, 10 * time.Second, 1, 0},
+		{true, []string{"iostat", "-w"}, 200 * time.Millisecond, 1, 1},
 	} {
-		ctx, cancel := context.WithTimeout(tc.ctx, tc.timeout)
-		_, err := e.Run(ctx, "zpool", tc.args...)
+		ctx, cancel := context.WithTimeout(context.Background(), tc.timeout)
+		_, err := e.Run(ctx, Command{Path: "zpool", Args: tc.args, Probe: tc.probe})
 		cancel()
 		line := CommandLine("zpool", tc.args...)
 		if st := e.Stats()[line]; err == nil || st.Runs != 1 || st.Failures != tc.wantFailures || st.Timeouts != tc.wantTimed {
@@ -472,7 +471,7 @@ func TestRunStdinIsDevNull(t *testing.T) {
 	standIn(t, "zpool", `cat; echo end`)
 	e := NewExec(ExecOptions{})
 	for i := range 3 {
-		out, err := e.Run(timeout(t, 5*time.Second), "zpool", "status", fmt.Sprint(i))
+		out, err := e.Run(timeout(t, 5*time.Second), Cmd("zpool", "status", fmt.Sprint(i)))
 		if err != nil || string(out) != "end\n" {
 			t.Fatalf("run %d: %q, %v; want the end of an empty stdin", i, out, err)
 		}

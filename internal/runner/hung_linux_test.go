@@ -75,7 +75,7 @@ func TestRunStuckInKernelBehindWrapper(t *testing.T) {
 			if st := e.Stats()[line]; !st.StillRunning || !strings.HasPrefix(st.Left, stuck) || st.Runs != 1 || st.Refused != scrapes-1 {
 				t.Errorf("stats = %+v, want still running with %s left, 1 run, %d refused", st, stuck, scrapes-1)
 			}
-			_, err := e.Run(timeout(t, 10*time.Second), command, "status")
+			_, err := e.Run(timeout(t, 10*time.Second), Cmd(command, "status"))
 			if err == nil || !strings.Contains(err.Error(), stuck) {
 				t.Errorf("refusal: %v, want it to name %s", err, stuck)
 			}
@@ -86,7 +86,7 @@ func TestRunStuckInKernelBehindWrapper(t *testing.T) {
 			if alive(procs[0]) {
 				t.Errorf("the command line is free while pid %d is still there", procs[0])
 			}
-			_, err = e.Run(timeout(t, 10*time.Second), command, "status")
+			_, err = e.Run(timeout(t, 10*time.Second), Cmd(command, "status"))
 			var ce *Error
 			if !errors.As(err, &ce) || ce.ExitCode != 1 {
 				t.Errorf("run once the stuck process is gone: %v, want a new run, failing as stat does without the file system", err)
@@ -170,7 +170,7 @@ func runUntilHeld(t *testing.T, e *Exec, fs *hangFS, name string, args ...string
 	defer cancel()
 	res := make(chan error, 1)
 	go func() {
-		_, err := e.Run(ctx, name, args...)
+		_, err := e.Run(ctx, Cmd(name, args...))
 		res <- err
 	}()
 	select {
@@ -196,7 +196,7 @@ func TestRunExitsWhileChildStuckInKernel(t *testing.T) {
 	}()
 	e := NewExec(ExecOptions{KillGrace: time.Minute})
 	out, err := runWithin(t, 20*time.Second, func() ([]byte, error) {
-		return e.Run(timeout(t, 2*time.Minute), "zpool", "status")
+		return e.Run(timeout(t, 2*time.Minute), Cmd("zpool", "status"))
 	})
 	if err != nil || string(out) != "ok\n" {
 		t.Fatalf("Run = %q, %v; want zpool's output", out, err)
@@ -209,7 +209,7 @@ func TestRunExitsWhileChildStuckInKernel(t *testing.T) {
 	if st := e.Stats()["zpool status"]; !st.StillRunning {
 		t.Errorf("stats = %+v, want still running while the child is there", st)
 	}
-	if _, err := e.Run(timeout(t, 10*time.Second), "zpool", "status"); !errors.Is(err, ErrStillRunning) {
+	if _, err := e.Run(timeout(t, 10*time.Second), Cmd("zpool", "status")); !errors.Is(err, ErrStillRunning) {
 		t.Errorf("second run: %v, want ErrStillRunning", err)
 	}
 	fs.release(t)
@@ -222,7 +222,7 @@ func TestStreamCloseWhileStuckInKernel(t *testing.T) {
 	fs := mountHangFS(t, t.TempDir())
 	standIn(t, "zpool", "echo report\nstat '"+fs.Path()+"'")
 	e := NewExec(ExecOptions{KillGrace: 100 * time.Millisecond})
-	rc, err := e.StartStream(timeout(t, time.Minute), "zpool", "iostat", "10")
+	rc, err := e.StartStream(timeout(t, time.Minute), Cmd("zpool", "iostat", "10"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -232,7 +232,7 @@ func TestStreamCloseWhileStuckInKernel(t *testing.T) {
 	}
 	waitForState(t, held, "D")
 	time.Sleep(300 * time.Millisecond) // longer than the kill grace
-	if _, err := e.StartStream(timeout(t, 10*time.Second), "zpool", "iostat", "10"); !errors.Is(err, ErrStillRunning) {
+	if _, err := e.StartStream(timeout(t, 10*time.Second), Cmd("zpool", "iostat", "10")); !errors.Is(err, ErrStillRunning) {
 		t.Errorf("stream while the stuck process is there: %v, want ErrStillRunning", err)
 	}
 	if st := e.Stats()["zpool iostat 10"]; !st.StillRunning {
@@ -253,7 +253,7 @@ func TestStreamEndsWhileChildStuckInKernel(t *testing.T) {
 		_ = os.WriteFile(filepath.Join(dir, "go"), nil, 0o644)
 	}()
 	e := NewExec(ExecOptions{KillGrace: time.Minute})
-	rc, err := e.StartStream(timeout(t, 2*time.Minute), "zpool", "iostat", "10")
+	rc, err := e.StartStream(timeout(t, 2*time.Minute), Cmd("zpool", "iostat", "10"))
 	if err != nil {
 		t.Fatal(err)
 	}

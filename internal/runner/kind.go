@@ -1,42 +1,9 @@
 package runner
 
 import (
-	"context"
 	"errors"
-	"path"
 	"strings"
 )
-
-type (
-	programKey struct{}
-	probeKey   struct{}
-)
-
-// WithProgram returns a context under which runs are counted as runs of
-// program, whatever the command's path or wrapper
-// (--zpool.command=/opt/bin/zpool-sudo counts as zpool).
-func WithProgram(ctx context.Context, program string) context.Context {
-	return context.WithValue(ctx, programKey{}, program)
-}
-
-// Probe returns a context under which runs are capability probes: a
-// probe that exits non-zero (or finds no capture in a replay) is the
-// command answering no, counted as a run but not as a failure. Timeouts
-// and the rest still count, as they say nothing of what it can do.
-func Probe(ctx context.Context) context.Context {
-	return context.WithValue(ctx, probeKey{}, true)
-}
-
-// newRun is how the stats count line, a run of name under ctx: under its
-// command kind, and as a probe or not.
-func newRun(ctx context.Context, line, name string, args []string) run {
-	program, ok := ctx.Value(programKey{}).(string)
-	if !ok {
-		program = path.Base(name)
-	}
-	probe, _ := ctx.Value(probeKey{}).(bool)
-	return run{line: line, kind: CommandKind(program, args), probe: probe}
-}
 
 // answeredNo tells a probe that ran and said no from one that did not
 // answer.

@@ -57,18 +57,17 @@ func TestProbeAnsweredNoIsNoFailure(t *testing.T) {
 		"zpool_status_-j_--json-int.txt": "# command: zpool status -j --json-int\n# exit: 2\n# stderr: invalid option 'j'\n# ---\n",
 		"zpool_status_-p.txt":            "# command: zpool status -p\n# exit: 1\n# ---\n",
 	}, ReplayOptions{})
-	probe := Probe(context.Background())
 	for _, tc := range []struct {
-		ctx          context.Context
+		probe        bool
 		args         []string
 		wantFailures uint64
 	}{
-		{probe, []string{"status", "-j", "--json-int"}, 0},             // exit status 2
-		{probe, []string{"status", "-j", "--json-int", "-t", "-i"}, 0}, // no capture
-		{context.Background(), []string{"status", "-p"}, 1},            // not a probe
+		{true, []string{"status", "-j", "--json-int"}, 0},             // exit status 2
+		{true, []string{"status", "-j", "--json-int", "-t", "-i"}, 0}, // no capture
+		{false, []string{"status", "-p"}, 1},                          // not a probe
 	} {
 		line := CommandLine("zpool", tc.args...)
-		r.Run(tc.ctx, "zpool", tc.args...)
+		r.Run(context.Background(), Command{Path: "zpool", Args: tc.args, Probe: tc.probe})
 		if st := r.Stats()[line]; st.Runs != 1 || st.Failures != tc.wantFailures {
 			t.Errorf("%s: stats = %+v, want 1 run and %d failures", line, st, tc.wantFailures)
 		}
@@ -77,9 +76,8 @@ func TestProbeAnsweredNoIsNoFailure(t *testing.T) {
 
 func TestStatsKind(t *testing.T) {
 	r, _ := newReplay(t, map[string]string{"zpool_status_-p.txt": "x\n"}, ReplayOptions{})
-	ctx := WithProgram(context.Background(), "zpool")
-	r.Run(ctx, "/opt/bin/zpool-sudo", "status", "-p")
-	r.Run(context.Background(), "/sbin/zpool", "status", "-p")
+	r.Run(context.Background(), Command{Path: "/opt/bin/zpool-sudo", Args: []string{"status", "-p"}, Program: "zpool"})
+	r.Run(context.Background(), Cmd("/sbin/zpool", "status", "-p"))
 	for line, want := range map[string]string{
 		"/opt/bin/zpool-sudo status -p": "zpool status -p",
 		"/sbin/zpool status -p":         "zpool status -p",

@@ -26,7 +26,7 @@ func TestRunKillsChildLeftInGroup(t *testing.T) {
 	const scrapes = 10
 	for i := range scrapes {
 		out, err := runWithin(t, 20*time.Second, func() ([]byte, error) {
-			return e.Run(timeout(t, 2*time.Minute), "zpool", "status")
+			return e.Run(timeout(t, 2*time.Minute), Cmd("zpool", "status"))
 		})
 		if err != nil || string(out) != "ok\n" {
 			t.Fatalf("scrape %d: %q, %v; want zpool's output", i+1, out, err)
@@ -59,7 +59,7 @@ func TestRunKillsEscapedGrandchild(t *testing.T) {
 	t.Cleanup(func() { killAll(t, filepath.Join(dir, "escaped")) })
 	e := NewExec(ExecOptions{KillGrace: time.Minute})
 	out, err := runWithin(t, 20*time.Second, func() ([]byte, error) {
-		return e.Run(timeout(t, 2*time.Minute), "zpool", "status")
+		return e.Run(timeout(t, 2*time.Minute), Cmd("zpool", "status"))
 	})
 	if err != nil || string(out) != "done\n" {
 		t.Errorf("Run = %q, %v; want the output of the exited command", out, err)
@@ -77,7 +77,7 @@ func TestRunTimeoutKillsEscapedGrandchild(t *testing.T) {
 	dir := standIn(t, "zpool", escape+`; sleep 1000`)
 	t.Cleanup(func() { killAll(t, filepath.Join(dir, "escaped")) })
 	e := NewExec(ExecOptions{})
-	_, err := e.Run(timeout(t, 2*time.Second), "zpool", "status")
+	_, err := e.Run(timeout(t, 2*time.Second), Cmd("zpool", "status"))
 	if !errors.Is(err, ErrTimeout) {
 		t.Fatalf("error = %v, want ErrTimeout", err)
 	}
@@ -87,7 +87,7 @@ func TestRunTimeoutKillsEscapedGrandchild(t *testing.T) {
 	}
 	waitDead(t, escaped...)
 	waitUntilFree(t, e, "zpool status")
-	if _, err := e.Run(timeout(t, 100*time.Millisecond), "zpool", "status"); errors.Is(err, ErrStillRunning) {
+	if _, err := e.Run(timeout(t, 100*time.Millisecond), Cmd("zpool", "status")); errors.Is(err, ErrStillRunning) {
 		t.Errorf("run after the grandchild died: %v, want a new run", err)
 	}
 }
@@ -100,7 +100,7 @@ func TestStreamCloseKillsEscapedGrandchild(t *testing.T) {
 	dir := standIn(t, "zpool", escape+`; echo ready; sleep 1000`)
 	t.Cleanup(func() { killAll(t, filepath.Join(dir, "escaped")) })
 	e := NewExec(ExecOptions{})
-	rc, err := e.StartStream(timeout(t, time.Minute), "zpool", "iostat", "10")
+	rc, err := e.StartStream(timeout(t, time.Minute), Cmd("zpool", "iostat", "10"))
 	if err != nil {
 		t.Fatal(err)
 	}

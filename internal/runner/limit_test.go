@@ -1,15 +1,12 @@
 package runner
 
-import (
-	"context"
-	"testing"
-)
+import "testing"
 
 // A hinted buffer takes the output in the room made for it, without a
 // copy; what Bytes returns cannot be appended to over the buffer.
 func TestLimitedBufferHint(t *testing.T) {
 	b := newLimitedBuffer(1<<20, false)
-	b.grow(outputSizeHint(WithOutputSizeHint(context.Background(), 8192), 1<<20))
+	b.grow(Command{SizeHint: 8192}.outputSizeHint(1 << 20))
 	room := cap(b.buf)
 	if room < 8192 {
 		t.Fatalf("room for %d bytes, want 8192", room)
@@ -25,10 +22,10 @@ func TestLimitedBufferHint(t *testing.T) {
 	if got := b.buf[:len(out)+1][len(out)]; got == 'x' {
 		t.Error("an append to Bytes wrote into the buffer")
 	}
-	if n := outputSizeHint(WithOutputSizeHint(context.Background(), 1<<30), 1<<20); n != 1<<20 {
+	if n := (Command{SizeHint: 1 << 30}.outputSizeHint(1 << 20)); n != 1<<20 {
 		t.Errorf("hint %d past the limit", n)
 	}
-	if n := outputSizeHint(context.Background(), 1<<20); n != 0 {
+	if n := (Command{}.outputSizeHint(1 << 20)); n != 0 {
 		t.Errorf("hint %d without one", n)
 	}
 }

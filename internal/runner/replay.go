@@ -516,12 +516,12 @@ func (c capture) result(line string) ([]byte, error) {
 }
 
 // Run returns the capture of the command line in the current step.
-func (r *Replay) Run(ctx context.Context, name string, args ...string) ([]byte, error) {
-	line := CommandLine(name, args...)
+func (r *Replay) Run(ctx context.Context, cmd Command) ([]byte, error) {
+	line := cmd.Line()
 	if err := ctx.Err(); err != nil {
 		return nil, &Error{Command: line, ExitCode: -1, Err: err}
 	}
-	counted := newRun(ctx, line, name, args)
+	counted := cmd.counted(line)
 	r.stats.started(counted)
 	c, err := r.lookup(r.Step(), line)
 	var out []byte
@@ -563,12 +563,12 @@ const replayPoll = 20 * time.Millisecond
 // ends or it is closed, as a sampler's would, and ends with the capture's
 // error when its exit status is not zero or a step has no capture of the
 // command.
-func (r *Replay) StartStream(ctx context.Context, name string, args ...string) (io.ReadCloser, error) {
-	line := CommandLine(name, args...)
+func (r *Replay) StartStream(ctx context.Context, cmd Command) (io.ReadCloser, error) {
+	line := cmd.Line()
 	if err := ctx.Err(); err != nil {
 		return nil, &Error{Command: line, ExitCode: -1, Err: err}
 	}
-	counted := newRun(ctx, line, name, args)
+	counted := cmd.counted(line)
 	if _, _, err := r.lookupStream(r.Step(), line); err != nil {
 		r.stats.started(counted)
 		r.stats.finished(counted, 0, err)

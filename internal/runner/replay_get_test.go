@@ -43,7 +43,7 @@ func TestReplayDerivesPropertiesFromGetAll(t *testing.T) {
 	if got != want {
 		t.Errorf("derived get = %q, want %q", got, want)
 	}
-	_, err := r.Run(context.Background(), "zpool", "get", "-Hp", "--", "read_ops", "old", "all-vdevs")
+	_, err := r.Run(context.Background(), Cmd("zpool", "get", "-Hp", "--", "read_ops", "old", "all-vdevs"))
 	var ce *Error
 	if !errors.As(err, &ce) || ce.ExitCode != 2 || ce.Command != "zpool get -Hp -- read_ops old all-vdevs" {
 		t.Errorf("derived from a failed capture: %v, want exit status 2 for the line asked", err)

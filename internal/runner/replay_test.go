@@ -51,7 +51,7 @@ func timeout(t *testing.T, d time.Duration) context.Context {
 
 func mustRun(t *testing.T, r Runner, name string, args ...string) string {
 	t.Helper()
-	out, err := r.Run(context.Background(), name, args...)
+	out, err := r.Run(context.Background(), Cmd(name, args...))
 	if err != nil {
 		t.Fatalf("%s: %v", CommandLine(name, args...), err)
 	}
@@ -84,7 +84,7 @@ func TestReplayServesCaptures(t *testing.T) {
 			t.Errorf("%s = %q, want %q", tc.line, got, tc.want)
 		}
 	}
-	if _, err := r.Run(context.Background(), "zpool", "list"); !errors.Is(err, ErrNoCapture) {
+	if _, err := r.Run(context.Background(), Cmd("zpool", "list")); !errors.Is(err, ErrNoCapture) {
 		t.Errorf("the header's command line, not the file name, answers: zpool list = %v", err)
 	}
 }
@@ -103,7 +103,7 @@ func TestReplayExitStatusAndStderr(t *testing.T) {
 		"zpool_events_-v.stderr": "not a sidecar name\n",
 	}, ReplayOptions{})
 
-	_, err := r.Run(context.Background(), "zpool", "status", "-j")
+	_, err := r.Run(context.Background(), Cmd("zpool", "status", "-j"))
 	var ce *Error
 	if !errors.As(err, &ce) || ce.ExitCode != 2 || err.Error() != "zpool status -j: exit status 2: invalid option 'j' (+2 more lines on stderr)" {
 		t.Errorf("header exit and stderr: %v", err)
@@ -111,7 +111,7 @@ func TestReplayExitStatusAndStderr(t *testing.T) {
 	if want := "invalid option 'j'\nusage:\n\tstatus [-vx]"; ce == nil || ce.Stderr != want {
 		t.Errorf("stderr from the header = %q, want %q", ce.Stderr, want)
 	}
-	out, err := r.Run(context.Background(), "zpool", "get")
+	out, err := r.Run(context.Background(), Cmd("zpool", "get"))
 	if !errors.As(err, &ce) || ce.ExitCode != 1 || err.Error() != "zpool get: exit status 1: cannot get property" || string(out) != "partial\n" {
 		t.Errorf("sidecar exit and stderr: %q, %v", out, err)
 	}
@@ -131,12 +131,12 @@ func TestReplayExitStatusAndStderr(t *testing.T) {
 
 func TestReplayMissingCapture(t *testing.T) {
 	r, dir := newReplay(t, map[string]string{"zpool_status.txt": "x\n"}, ReplayOptions{})
-	_, err := r.Run(context.Background(), "zpool", "status", "-j", "--json-int")
+	_, err := r.Run(context.Background(), Cmd("zpool", "status", "-j", "--json-int"))
 	want := "zpool status -j --json-int: no capture in replay directory " + dir
 	if !errors.Is(err, ErrNoCapture) || err.Error() != want {
 		t.Errorf("error = %v, want %q", err, want)
 	}
-	if _, err := r.StartStream(context.Background(), "zpool", "iostat", "10"); !errors.Is(err, ErrNoCapture) {
+	if _, err := r.StartStream(context.Background(), Cmd("zpool", "iostat", "10")); !errors.Is(err, ErrNoCapture) {
 		t.Errorf("stream without capture: %v, want ErrNoCapture", err)
 	}
 }
@@ -165,7 +165,7 @@ func TestReplayAnswersOptionsEndWithOlderCaptures(t *testing.T) {
 	if got := mustRun(t, r, "zdb", "-C", "--", "tank"); got != "step\n" {
 		t.Errorf("zdb -C -- tank in a step = %q", got)
 	}
-	_, err := r.Run(context.Background(), "zpool", "get", "-Hp", "--", "all", "nosuch", "all-vdevs")
+	_, err := r.Run(context.Background(), Cmd("zpool", "get", "-Hp", "--", "all", "nosuch", "all-vdevs"))
 	if want := "zpool get -Hp -- all nosuch all-vdevs: no capture"; err == nil || !strings.HasPrefix(err.Error(), want) {
 		t.Errorf("no capture either way: %v, want an error naming the line asked", err)
 	}
@@ -222,7 +222,7 @@ func TestReplaySteps(t *testing.T) {
 	if !r.Advance() || r.Step() != 2 {
 		t.Fatal("Advance to step 2 failed")
 	}
-	if _, err := r.Run(context.Background(), "zpool", "status"); !errors.Is(err, ErrNoCapture) {
+	if _, err := r.Run(context.Background(), Cmd("zpool", "status")); !errors.Is(err, ErrNoCapture) {
 		t.Errorf("step 2 has no zpool status: %v; earlier steps must not leak", err)
 	}
 	if r.Advance() || r.Step() != 2 {
@@ -248,7 +248,7 @@ func TestReplayFromFS(t *testing.T) {
 	if got := mustRun(t, r, "zpool", "status"); got != "healthy\n" {
 		t.Errorf("step 0: %q", got)
 	}
-	_, err = r.Run(context.Background(), "zpool", "status", "-p")
+	_, err = r.Run(context.Background(), Cmd("zpool", "status", "-p"))
 	if want := "no capture in replay directory " + filepath.Join("embedded/replay", "000"); err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("step 0, zpool status -p: %v, want %q", err, want)
 	}
@@ -257,7 +257,7 @@ func TestReplayFromFS(t *testing.T) {
 		t.Errorf("step 1: %q", got)
 	}
 	var failed *Error
-	if _, err := r.Run(context.Background(), "zpool", "status", "-p"); !errors.As(err, &failed) || failed.ExitCode != 2 || failed.Stderr != "invalid option 'p'" {
+	if _, err := r.Run(context.Background(), Cmd("zpool", "status", "-p")); !errors.As(err, &failed) || failed.ExitCode != 2 || failed.Stderr != "invalid option 'p'" {
 		t.Errorf("step 1, zpool status -p: %v, want exit status 2 with its stderr", err)
 	}
 
@@ -321,7 +321,7 @@ func TestReplayStreamFollowsSteps(t *testing.T) {
 		"001/zpool_iostat_-vHp_10.txt": "tank\t2\n",
 		"002/zpool_iostat_-vHp_10.txt": "# command: zpool iostat -vHp 10\n# exit: 1\n# stderr: pool I/O is currently suspended\n# ---\ntank\t3\n",
 	}, ReplayOptions{})
-	rc, err := r.StartStream(timeout(t, 5*time.Second), "zpool", "iostat", "-vHp", "10")
+	rc, err := r.StartStream(timeout(t, 5*time.Second), Cmd("zpool", "iostat", "-vHp", "10"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -339,7 +339,7 @@ func TestReplayStreamFollowsSteps(t *testing.T) {
 func TestReplayStreamRepeatsAndStops(t *testing.T) {
 	r, _ := newReplay(t, map[string]string{"zpool_iostat_-v_1.txt": "report\n"}, ReplayOptions{StreamEvery: 10 * time.Millisecond})
 	ctx, cancel := context.WithCancel(context.Background())
-	rc, err := r.StartStream(ctx, "zpool", "iostat", "-v", "1")
+	rc, err := r.StartStream(ctx, Cmd("zpool", "iostat", "-v", "1"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -365,7 +365,7 @@ func TestReplayStreamAtAnotherInterval(t *testing.T) {
 		"zpool_iostat_-v_-p_1.txt": "   capacity\nexact\n",
 		"iostat_-xnc_1.txt":        "disks\n",
 	}, ReplayOptions{StreamEvery: 10 * time.Millisecond, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
-	rc, err := r.StartStream(context.Background(), "zpool", "iostat", "-v", "10")
+	rc, err := r.StartStream(context.Background(), Cmd("zpool", "iostat", "-v", "10"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -375,7 +375,7 @@ func TestReplayStreamAtAnotherInterval(t *testing.T) {
 		readReport(t, rc, "   capacity\nat 5\n")
 	}
 	for _, args := range [][]string{{"-v", "1"}, {"-v", "0.5"}} {
-		rc, err := r.StartStream(context.Background(), "zpool", append([]string{"iostat"}, args...)...)
+		rc, err := r.StartStream(context.Background(), Cmd("zpool", append([]string{"iostat"}, args...)...))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -384,13 +384,13 @@ func TestReplayStreamAtAnotherInterval(t *testing.T) {
 	}
 	for _, line := range []string{"zpool iostat -v -p -j 10", "zpool iostat -v", "iostat -xn 10"} {
 		f := strings.Fields(line)
-		if _, err := r.StartStream(context.Background(), f[0], f[1:]...); !errors.Is(err, ErrNoCapture) {
+		if _, err := r.StartStream(context.Background(), Cmd(f[0], f[1:]...)); !errors.Is(err, ErrNoCapture) {
 			t.Errorf("%s: %v, want ErrNoCapture: another command, not another interval", line, err)
 		}
 	}
 	// A command line is never answered from another interval outside a
 	// stream.
-	if _, err := r.Run(context.Background(), "zpool", "iostat", "-v", "10"); !errors.Is(err, ErrNoCapture) {
+	if _, err := r.Run(context.Background(), Cmd("zpool", "iostat", "-v", "10")); !errors.Is(err, ErrNoCapture) {
 		t.Errorf("Run of zpool iostat -v 10: %v, want ErrNoCapture", err)
 	}
 	if n := strings.Count(logs.String(), "level=INFO"); n != 2 || !strings.Contains(logs.String(), `command="zpool iostat -v 10" capture="zpool iostat -v 5"`) {
@@ -406,7 +406,7 @@ func TestReplayStreamWritesOneReportPerInterval(t *testing.T) {
 		"000/zpool_iostat_-v_1.txt": capture,
 		"001/zpool_iostat_-v_1.txt": "   capacity\nnew since import\n   capacity\nnew second\n",
 	}, ReplayOptions{StreamEvery: 10 * time.Millisecond})
-	rc, err := r.StartStream(context.Background(), "zpool", "iostat", "-v", "1")
+	rc, err := r.StartStream(context.Background(), Cmd("zpool", "iostat", "-v", "1"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -452,7 +452,7 @@ func TestReplayStreamCancelledEndsForItsReader(t *testing.T) {
 	r, _ := newReplay(t, map[string]string{"zpool_iostat_-v_1.txt": "report\n"}, ReplayOptions{})
 	for i := range 300 {
 		ctx, cancel := context.WithCancel(context.Background())
-		rc, err := r.StartStream(ctx, "zpool", "iostat", "-v", "1")
+		rc, err := r.StartStream(ctx, Cmd("zpool", "iostat", "-v", "1"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -498,7 +498,7 @@ func TestReplayTestbedCaptures(t *testing.T) {
 		files := sample.Glob(t, dir, sc+"__zpool-*.txt")
 		for _, f := range files {
 			fields := strings.Fields(f.Header["command"])
-			out, err := r.Run(context.Background(), fields[0], fields[1:]...)
+			out, err := r.Run(context.Background(), Cmd(fields[0], fields[1:]...))
 			if err != nil || string(out) != string(f.Body) {
 				t.Errorf("%s: %d bytes, %v; want the %d bytes of %s", f.Header["command"], len(out), err, len(f.Body), f.Path)
 			}

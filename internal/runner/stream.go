@@ -18,12 +18,12 @@ var errStreamClosed = errors.New("stream closed")
 // returns io.EOF when the command exited with status 0, and an *Error when
 // it failed or was stopped. A command line has at most one stream, and none
 // while anything of an earlier process of it has not exited.
-func (e *Exec) StartStream(ctx context.Context, name string, args ...string) (io.ReadCloser, error) {
-	line := CommandLine(name, args...)
+func (e *Exec) StartStream(ctx context.Context, cmd Command) (io.ReadCloser, error) {
+	line := cmd.Line()
 	if err := ctx.Err(); err != nil {
 		return nil, &Error{Command: line, ExitCode: -1, Err: err}
 	}
-	counted := newRun(ctx, line, name, args)
+	counted := cmd.counted(line)
 	e.mu.Lock()
 	if s, busy := e.slots[line]; busy {
 		err := refusal(s)
@@ -39,7 +39,7 @@ func (e *Exec) StartStream(ctx context.Context, name string, args ...string) (io
 	start := time.Now()
 	r, w := io.Pipe()
 	stderr := newLimitedBuffer(e.maxStderr, true)
-	p, err := startProcess(name, args, childEnv(e.env), w, stderr, e.wait)
+	p, err := startProcess(cmd.Path, cmd.Args, childEnv(e.env), w, stderr, e.wait)
 	if err != nil {
 		err = &Error{Command: line, ExitCode: -1, Err: err}
 		e.stats.finished(counted, time.Since(start), err)

@@ -18,7 +18,7 @@ import (
 func TestStreamReadsUntilExit(t *testing.T) {
 	standIn(t, "zpool", `for i in 1 2 3; do echo "report $i"; sleep 0.05; done`)
 	e := NewExec(ExecOptions{})
-	rc, err := e.StartStream(timeout(t, 5*time.Second), "zpool", "iostat", "-v", "1")
+	rc, err := e.StartStream(timeout(t, 5*time.Second), Cmd("zpool", "iostat", "-v", "1"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,7 +38,7 @@ func TestStreamReadsUntilExit(t *testing.T) {
 func TestStreamEndsWithExitError(t *testing.T) {
 	standIn(t, "zpool", `echo 'report 1'; echo 'cannot open pool' >&2; exit 3`)
 	e := NewExec(ExecOptions{})
-	rc, err := e.StartStream(timeout(t, 5*time.Second), "zpool", "iostat", "5")
+	rc, err := e.StartStream(timeout(t, 5*time.Second), Cmd("zpool", "iostat", "5"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +61,7 @@ func TestStreamStopsOnCancel(t *testing.T) {
 	e := NewExec(ExecOptions{})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	rc, err := e.StartStream(ctx, "zpool", "iostat", "-v", "10")
+	rc, err := e.StartStream(ctx, Cmd("zpool", "iostat", "-v", "10"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +84,7 @@ func TestStreamStopsOnCancel(t *testing.T) {
 func TestStreamCloseStopsCommand(t *testing.T) {
 	dir := standIn(t, "zpool", `echo $$ > "$D/pid"; echo ready; sleep 1000`)
 	e := NewExec(ExecOptions{})
-	rc, err := e.StartStream(timeout(t, 5*time.Second), "zpool", "iostat", "10")
+	rc, err := e.StartStream(timeout(t, 5*time.Second), Cmd("zpool", "iostat", "10"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,10 +92,10 @@ func TestStreamCloseStopsCommand(t *testing.T) {
 		t.Fatalf("first line = %q, %v", line, err)
 	}
 	// Only one stream per command line, and no Run beside it.
-	if _, err := e.StartStream(timeout(t, 5*time.Second), "zpool", "iostat", "10"); !errors.Is(err, ErrStillRunning) {
+	if _, err := e.StartStream(timeout(t, 5*time.Second), Cmd("zpool", "iostat", "10")); !errors.Is(err, ErrStillRunning) {
 		t.Errorf("second stream: %v, want ErrStillRunning", err)
 	}
-	if _, err := e.Run(timeout(t, 5*time.Second), "zpool", "iostat", "10"); !errors.Is(err, ErrStillRunning) {
+	if _, err := e.Run(timeout(t, 5*time.Second), Cmd("zpool", "iostat", "10")); !errors.Is(err, ErrStillRunning) {
 		t.Errorf("run beside the stream: %v, want ErrStillRunning", err)
 	}
 	start := time.Now()
@@ -110,7 +110,7 @@ func TestStreamCloseStopsCommand(t *testing.T) {
 		t.Errorf("second Close: %v", err)
 	}
 	// The command line is free again.
-	rc, err = e.StartStream(timeout(t, 5*time.Second), "zpool", "iostat", "10")
+	rc, err = e.StartStream(timeout(t, 5*time.Second), Cmd("zpool", "iostat", "10"))
 	if err != nil {
 		t.Fatalf("stream after Close: %v", err)
 	}
@@ -132,7 +132,7 @@ func TestSuperviseRestartsStream(t *testing.T) {
 		OnExit:  func(err error, _ time.Duration) { exits = append(exits, err) },
 	}
 	err := Supervise(ctx, b, func(ctx context.Context) error {
-		rc, err := e.StartStream(ctx, "zpool", "iostat", "-vHp", "10")
+		rc, err := e.StartStream(ctx, Cmd("zpool", "iostat", "-vHp", "10"))
 		if err != nil {
 			return err
 		}
@@ -182,7 +182,7 @@ func TestStreamCloseReportsUnreapedProcess(t *testing.T) {
 	})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	rc, err := e.StartStream(ctx, "zpool", "iostat", "-v", "10")
+	rc, err := e.StartStream(ctx, Cmd("zpool", "iostat", "-v", "10"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -214,7 +214,7 @@ func TestStreamCloseReportsUnreapedProcess(t *testing.T) {
 		time.Sleep(5 * time.Millisecond)
 	}
 	// A stream closed once its process was reaped reports nothing.
-	rc, err = e.StartStream(timeout(t, 5*time.Second), "zpool", "iostat", "-v", "10")
+	rc, err = e.StartStream(timeout(t, 5*time.Second), Cmd("zpool", "iostat", "-v", "10"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,7 +20,7 @@ func TestRunLeavingNothingDoesNotWalkProc(t *testing.T) {
 	const runs = 20
 	for i := range runs {
 		out, err := runWithin(t, 20*time.Second, func() ([]byte, error) {
-			return e.Run(timeout(t, 10*time.Second), "zpool", "status")
+			return e.Run(timeout(t, 10*time.Second), Cmd("zpool", "status"))
 		})
 		if string(out) != "out\n" || err == nil || err.Error() != "zpool status: exit status 1: err" {
 			t.Fatalf("run %d: %q, %v; want zpool's output and exit status", i+1, out, err)
@@ -40,7 +40,7 @@ func TestRunningCommandHoldsNoThreadInWaitid(t *testing.T) {
 	e := NewExec(ExecOptions{})
 	done := make(chan error, 1)
 	go func() {
-		_, err := e.Run(timeout(t, 10*time.Second), "zpool", "status")
+		_, err := e.Run(timeout(t, 10*time.Second), Cmd("zpool", "status"))
 		done <- err
 	}()
 	readPid(t, filepath.Join(dir, "pid"))

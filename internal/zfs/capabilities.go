@@ -130,7 +130,6 @@ func (c *Client) detect(ctx context.Context) (Capabilities, probed, error) {
 // form works.
 func (c *Client) detectStatus(ctx context.Context) (format string, args []string, out []byte, read bool, err error) {
 	// The forms an older zpool refuses are no failures of its commands.
-	probe := runner.Probe(ctx)
 	// -t and -i add each leaf's TRIM and initialization (OpenZFS 0.8+):
 	// without them the JSON has neither, and the text only an active one.
 	parseJSON := func(b []byte) error {
@@ -150,7 +149,7 @@ func (c *Client) detectStatus(ctx context.Context) (format string, args []string
 		{StatusExact, []string{"status", "-p"}, nil},
 	}
 	for _, p := range probes {
-		out, err := c.zpool(probe, p.args...)
+		out, err := c.probe(ctx, p.args...)
 		// A zpool that is not installed says nothing of what it can do:
 		// detection waits for one, rather than settle for the text.
 		if runner.Inconclusive(ctx, err) || errors.Is(err, runner.ErrNotFound) {
@@ -170,9 +169,8 @@ func (c *Client) detectStatus(ctx context.Context) (format string, args []string
 // detectGet finds the first form of getForms that works, and returns its
 // output; nil args when none does.
 func (c *Client) detectGet(ctx context.Context) (args []string, out []byte, read bool, err error) {
-	probe := runner.Probe(ctx)
 	for _, args := range getForms {
-		out, err := c.zpool(probe, args...)
+		out, err := c.probe(ctx, args...)
 		if runner.Inconclusive(ctx, err) {
 			return nil, nil, false, fmt.Errorf("detecting zpool capabilities: %w", err)
 		}

@@ -24,11 +24,11 @@ type installableRunner struct {
 	installed atomic.Bool
 }
 
-func (r *installableRunner) Run(ctx context.Context, name string, args ...string) ([]byte, error) {
+func (r *installableRunner) Run(ctx context.Context, cmd runner.Command) ([]byte, error) {
 	if !r.installed.Load() {
-		return nil, &runner.Error{Command: runner.CommandLine(name, args...), ExitCode: -1, Err: runner.ErrNotFound}
+		return nil, &runner.Error{Command: cmd.Line(), ExitCode: -1, Err: runner.ErrNotFound}
 	}
-	return r.Runner.Run(ctx, name, args...)
+	return r.Runner.Run(ctx, cmd)
 }
 
 // A zpool that is not installed says nothing of what it can do: detection
@@ -139,8 +139,8 @@ func newHoldingRunner(r runner.Runner, hold, awaited string) *holdingRunner {
 	return &holdingRunner{Runner: r, hold: hold, awaited: awaited, started: make(chan struct{})}
 }
 
-func (r *holdingRunner) Run(ctx context.Context, name string, args ...string) ([]byte, error) {
-	switch runner.CommandLine(name, args...) {
+func (r *holdingRunner) Run(ctx context.Context, cmd runner.Command) ([]byte, error) {
+	switch cmd.Line() {
 	case r.awaited:
 		r.once.Do(func() { close(r.started) })
 	case r.hold:
@@ -150,7 +150,7 @@ func (r *holdingRunner) Run(ctx context.Context, name string, args ...string) ([
 		case <-time.After(2 * time.Second):
 		}
 	}
-	return r.Runner.Run(ctx, name, args...)
+	return r.Runner.Run(ctx, cmd)
 }
 
 // The get form is probed while the status form is: neither waits for the

@@ -95,7 +95,24 @@ func New(cfg Config, logger *slog.Logger) *Client {
 // that when it hangs (a suspended pool can hang zpool in the kernel) the
 // kstat fallback still has time to answer within the deadline.
 func (c *Client) zpool(ctx context.Context, args ...string) ([]byte, error) {
-	return c.run(ctx, "zpool", c.cfg.Zpool, args)
+	return c.run(ctx, c.command("zpool", args, false))
+}
+
+// probe runs zpool as a capability probe (runner.Command's Probe): a form
+// an older zpool refuses is an answer, not a failure of its commands.
+func (c *Client) probe(ctx context.Context, args ...string) ([]byte, error) {
+	return c.run(ctx, c.command("zpool", args, true))
+}
+
+// learn runs tool (zpool or zfs) as a probe until what, a command whose
+// refusal the client learns from, has answered once: its "invalid option"
+// on an older zpool is then an answer, not a failure in the exporter's
+// command metrics. Once it answered, a failure counts.
+func (c *Client) learn(ctx context.Context, what, tool string, args ...string) ([]byte, error) {
+	c.mu.Lock()
+	answered := c.answered[what]
+	c.mu.Unlock()
+	return c.run(ctx, c.command(tool, args, !answered))
 }
 
 // HasZfs reports whether the runner can answer zfs at all: false only
@@ -109,12 +126,22 @@ func (c *Client) HasZfs() bool {
 
 // zfs runs the zfs command as zpool runs zpool.
 func (c *Client) zfs(ctx context.Context, args ...string) ([]byte, error) {
-	return c.run(ctx, "zfs", c.cfg.Zfs, args)
+	return c.run(ctx, c.command("zfs", args, false))
+}
+
+// command is the Command that runs tool, zpool or zfs, counted as that
+// tool whatever the path or wrapper it runs as.
+func (c *Client) command(tool string, args []string, probe bool) runner.Command {
+	path := c.cfg.Zpool
+	if tool == "zfs" {
+		path = c.cfg.Zfs
+	}
+	return runner.Command{Path: path, Args: args, Program: tool, Probe: probe}
 }
 
 // run runs one of ZFS's commands under the deadline of zpool, with an
 // output limit for each of its subcommands.
-func (c *Client) run(ctx context.Context, tool, command string, args []string) ([]byte, error) {
+func (c *Client) run(ctx context.Context, cmd runner.Command) ([]byte, error) {
 	if deadline, ok := ctx.Deadline(); ok {
 		reserve := budget.FallbackReserve(time.Until(deadline))
 		var cancel context.CancelFunc
@@ -122,31 +149,18 @@ func (c *Client) run(ctx context.Context, tool, command string, args []string) (
 		defer cancel()
 	}
 	var subcommand string
-	if len(args) > 0 {
-		subcommand = args[0]
+	if len(cmd.Args) > 0 {
+		subcommand = cmd.Args[0]
 	}
-	if tool != "zpool" {
-		subcommand = tool + " " + subcommand // the limits of zpool's keep their keys
+	if cmd.Program != "zpool" {
+		subcommand = cmd.Program + " " + subcommand // the limits of zpool's keep their keys
 	}
-	ctx = runner.WithProgram(ctx, tool) // counted as zpool or zfs whatever the path
-	out, err := c.cfg.Runner.Run(c.limits.context(ctx, subcommand), command, args...)
+	cmd.MaxOutput, cmd.SizeHint = c.limits.of(subcommand)
+	out, err := c.cfg.Runner.Run(ctx, cmd)
 	if n, raised := c.limits.learn(subcommand, out, err); raised {
-		c.logger.Warn(tool+"'s output passed the limit; the next run may print more", "subcommand", subcommand, "err", err, "limit_bytes", n)
+		c.logger.Warn(cmd.Program+"'s output passed the limit; the next run may print more", "subcommand", subcommand, "err", err, "limit_bytes", n)
 	}
 	return out, err
-}
-
-// learning marks ctx as a capability probe's (runner.Probe) until what,
-// a command whose refusal the client learns from, has answered once: its
-// "invalid option" on an older zpool is then an answer, not a failure in
-// the exporter's command metrics. Once it answered, a failure counts.
-func (c *Client) learning(ctx context.Context, what string) context.Context {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.answered[what] {
-		return ctx
-	}
-	return runner.Probe(ctx)
 }
 
 // learned notes that what answered, when err is nil.

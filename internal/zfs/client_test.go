@@ -26,11 +26,11 @@ type countingRunner struct {
 	lines map[string]int
 }
 
-func (r *countingRunner) Run(ctx context.Context, name string, args ...string) ([]byte, error) {
+func (r *countingRunner) Run(ctx context.Context, cmd runner.Command) ([]byte, error) {
 	r.mu.Lock()
-	r.lines[runner.CommandLine(name, args...)]++
+	r.lines[cmd.Line()]++
 	r.mu.Unlock()
-	return r.Runner.Run(ctx, name, args...)
+	return r.Runner.Run(ctx, cmd)
 }
 
 func (r *countingRunner) runs(line string) int {
@@ -142,7 +142,7 @@ func TestStatusFormWithTrimAndInitialize(t *testing.T) {
 // failingRunner fails every command, as a missing zpool does.
 type failingRunner struct{}
 
-func (failingRunner) Run(context.Context, string, ...string) ([]byte, error) {
+func (failingRunner) Run(context.Context, runner.Command) ([]byte, error) {
 	return nil, os.ErrNotExist
 }
 
@@ -192,8 +192,8 @@ type overlapRunner struct {
 	both    chan struct{}
 }
 
-func (r *overlapRunner) Run(ctx context.Context, name string, args ...string) ([]byte, error) {
-	line := runner.CommandLine(name, args...)
+func (r *overlapRunner) Run(ctx context.Context, cmd runner.Command) ([]byte, error) {
+	line := cmd.Line()
 	r.mu.Lock()
 	watched := r.armed && (line == r.lines[0] || line == r.lines[1])
 	if watched {
@@ -211,7 +211,7 @@ func (r *overlapRunner) Run(ctx context.Context, name string, args ...string) ([
 		}
 		defer func() { r.mu.Lock(); delete(r.running, line); r.mu.Unlock() }()
 	}
-	return r.Runner.Run(ctx, name, args...)
+	return r.Runner.Run(ctx, cmd)
 }
 
 // OpenZFS 2.3.2's JSON lacks the dRAID vdev's state, which the text status
@@ -259,13 +259,13 @@ type slowToGoRunner struct {
 	late time.Duration
 }
 
-func (r *slowToGoRunner) Run(ctx context.Context, name string, args ...string) ([]byte, error) {
+func (r *slowToGoRunner) Run(ctx context.Context, cmd runner.Command) ([]byte, error) {
 	if !r.hang.Load() {
-		return r.Runner.Run(ctx, name, args...)
+		return r.Runner.Run(ctx, cmd)
 	}
 	<-ctx.Done()
 	time.Sleep(r.late)
-	return nil, &runner.Error{Command: runner.CommandLine(name, args...), ExitCode: -1, Err: runner.ErrTimeout}
+	return nil, &runner.Error{Command: cmd.Line(), ExitCode: -1, Err: runner.ErrTimeout}
 }
 
 // A scrape's readers of zpool status stop waiting for it at the time the
@@ -331,12 +331,12 @@ type refusingRunner struct {
 	property string
 }
 
-func (r refusingRunner) Run(ctx context.Context, name string, args ...string) ([]byte, error) {
-	if len(args) > 3 && args[0] == "get" && slices.Contains(strings.Split(args[3], ","), r.property) {
-		return nil, &runner.Error{Command: runner.CommandLine(name, args...), ExitCode: 2, Err: errors.New("exit status 2"),
+func (r refusingRunner) Run(ctx context.Context, cmd runner.Command) ([]byte, error) {
+	if len(cmd.Args) > 3 && cmd.Args[0] == "get" && slices.Contains(strings.Split(cmd.Args[3], ","), r.property) {
+		return nil, &runner.Error{Command: cmd.Line(), ExitCode: 2, Err: errors.New("exit status 2"),
 			Stderr: "bad property list: invalid property '" + r.property + "'\nusage:\n"}
 	}
-	return r.Runner.Run(ctx, name, args...)
+	return r.Runner.Run(ctx, cmd)
 }
 
 // A vdev property this zpool does not know (2.4's sit_out on 2.3) is left

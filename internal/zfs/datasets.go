@@ -110,7 +110,7 @@ func (c *Client) list(ctx context.Context, learned *listing, pools []string) (*d
 	c.mu.Unlock()
 	for {
 		what := "zfs list " + q.types
-		out, err := c.zfs(c.learning(ctx, what), withPools(q.args(), pools)...)
+		out, err := c.learn(ctx, what, "zfs", withPools(q.args(), pools)...)
 		c.learned(what, err)
 		if err != nil {
 			next, learned := q.without(err)

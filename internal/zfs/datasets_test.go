@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/zpool-exporter/zpool_exporter/internal/runner"
 	"github.com/zpool-exporter/zpool_exporter/internal/zfs/dataset"
 )
 
@@ -111,8 +112,8 @@ func TestSnapshotsLearnWhatZFSFuseTakes(t *testing.T) {
 // fails with the message after "exit 2: ".
 type answers map[string]string
 
-func (a answers) Run(_ context.Context, name string, args ...string) ([]byte, error) {
-	line := name + " " + strings.Join(args, " ")
+func (a answers) Run(_ context.Context, cmd runner.Command) ([]byte, error) {
+	line := cmd.Path + " " + strings.Join(cmd.Args, " ")
 	out, ok := a[line]
 	if !ok {
 		return nil, fmt.Errorf("%s: exit status 2: unexpected command line", line)

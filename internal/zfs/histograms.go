@@ -92,7 +92,7 @@ func (c *Client) iostatTables(ctx context.Context, flag string) ([]byte, error) 
 		return nil, ErrNoHistograms
 	}
 	what := "iostat " + flag
-	out, err := c.zpool(c.learning(ctx, what), "iostat", "-vHp", flag)
+	out, err := c.learn(ctx, what, "zpool", "iostat", "-vHp", flag)
 	c.learned(what, err)
 	if err == nil || runner.Inconclusive(ctx, err) {
 		return out, err

@@ -19,7 +19,7 @@ type kstatPKstats struct{ runner runner.Runner }
 var kstatPArgs = []string{"-p", "-m", "zfs", "-i", "0"}
 
 func (k kstatPKstats) snapshot(ctx context.Context) (*Kstats, error) {
-	out, err := k.runner.Run(ctx, "kstat", kstatPArgs...)
+	out, err := k.runner.Run(ctx, runner.Cmd("kstat", kstatPArgs...))
 	if err != nil {
 		return nil, err
 	}

@@ -15,7 +15,7 @@ import (
 type sysctlKstats struct{ runner runner.Runner }
 
 func (s sysctlKstats) read(ctx context.Context) ([]kstat.SysctlStat, error) {
-	out, err := s.runner.Run(ctx, "sysctl", "-q", "kstat.zfs")
+	out, err := s.runner.Run(ctx, runner.Cmd("sysctl", "-q", "kstat.zfs"))
 	if err != nil {
 		return nil, err
 	}

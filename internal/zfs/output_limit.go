@@ -1,7 +1,6 @@
 package zfs
 
 import (
-	"context"
 	"errors"
 	"sync"
 
@@ -28,19 +27,13 @@ type outputLimits struct {
 	last  map[string]int // subcommand -> size of its last output
 }
 
-// context returns ctx carrying the limit of subcommand, if it has one,
-// and the size of its last output, with some room to grow, as a hint.
-func (l *outputLimits) context(ctx context.Context, subcommand string) context.Context {
+// of returns the limit of subcommand (0: the runner's) and, as a hint,
+// the size of its last output with some room to grow (0: none yet).
+func (l *outputLimits) of(subcommand string) (limit, hint int) {
 	l.mu.Lock()
-	n, last := l.bytes[subcommand], l.last[subcommand]
-	l.mu.Unlock()
-	if last > 0 {
-		ctx = runner.WithOutputSizeHint(ctx, last+last/8)
-	}
-	if n == 0 {
-		return ctx
-	}
-	return runner.WithOutputLimit(ctx, n)
+	defer l.mu.Unlock()
+	last := l.last[subcommand]
+	return l.bytes[subcommand], last + last/8
 }
 
 // learn notes how a run of subcommand went: the size of its output, or

@@ -76,7 +76,7 @@ func (c *Client) VdevProperties(ctx context.Context, pool string, properties ...
 	// without glibc's reordering (FreeBSD, illumos) stops there.
 	asked := c.knownVdevProperties(properties)
 	get := func() ([]byte, error) {
-		out, err := c.zpool(c.learning(ctx, SourceVdevProperties), "get", "-Hp", "--", strings.Join(asked, ","), pool, "all-vdevs")
+		out, err := c.learn(ctx, SourceVdevProperties, "zpool", "get", "-Hp", "--", strings.Join(asked, ","), pool, "all-vdevs")
 		c.learned(SourceVdevProperties, err)
 		return out, err
 	}

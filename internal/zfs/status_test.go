@@ -14,8 +14,8 @@ import (
 // refuses every other command, as a zpool would refuse unknown options.
 type jsonOnlyRunner struct{ status string }
 
-func (r jsonOnlyRunner) Run(_ context.Context, name string, args ...string) ([]byte, error) {
-	line := runner.CommandLine(name, args...)
+func (r jsonOnlyRunner) Run(_ context.Context, cmd runner.Command) ([]byte, error) {
+	line := cmd.Line()
 	if line == "zpool status -j --json-int" {
 		return []byte(r.status), nil
 	}

@@ -61,7 +61,7 @@ func (c *Client) listVdevs(ctx context.Context) ([]byte, []string, error) {
 	replayed := false
 	for ; form < len(vdevListForms); form++ {
 		args := vdevListForms[form]
-		out, err := c.zpool(c.learning(ctx, SourceVdevList), args...)
+		out, err := c.learn(ctx, SourceVdevList, "zpool", args...)
 		c.learned(SourceVdevList, err)
 		if err == nil || runner.Inconclusive(ctx, err) {
 			return out, args, err

@@ -35,7 +35,7 @@ func (c *Client) Version(ctx context.Context) (Version, error) {
 	if refused {
 		return Version{}, ErrNoVersion
 	}
-	out, err := c.zpool(c.learning(ctx, SourceVersion), "version")
+	out, err := c.learn(ctx, SourceVersion, "zpool", "version")
 	c.learned(SourceVersion, err)
 	replayed := errors.Is(err, runner.ErrNoCapture)
 	if err != nil && !runner.Inconclusive(ctx, err) && (replayed || strings.Contains(err.Error(), "unrecognized command")) {
