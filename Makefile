@@ -74,10 +74,11 @@ manifests:
 mixin:
 	cd dashboards && $(GO) run ./cmd/mixin $(if $(SELECTOR),-selector '$(SELECTOR)')
 
-# Redraws docs/dashboards/*.svg, the pictures of docs/dashboards.md,
-# from a real Prometheus over zfs-fuse pools and replays (root, zfs-fuse,
-# prometheus, prometheus-alertmanager; about 3 minutes), the I/O board then from
-# Prometheus 3.16 over the OpenZFS 2.4 guest's walk, and
+# Redraws docs/dashboards/*.svg, the pictures of docs/dashboards.md: the
+# datasets and ARC boards from a real Prometheus over zfs-fuse pools and
+# replays (root, zfs-fuse, prometheus, prometheus-alertmanager; about 3
+# minutes), the pools, I/O, scans and benchmark boards from Prometheus 3.16
+# over the OpenZFS 2.4 guest's walk; then
 # docs/status-page.png, the status page over the demo replay in headless
 # Chromium, and docs/benchmark/, zpool_bench's comparison of a mirror and a
 # raidz1 (zfs-fuse).
