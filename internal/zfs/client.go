@@ -124,11 +124,6 @@ func (c *Client) HasZfs() bool {
 	return true
 }
 
-// zfs runs the zfs command as zpool runs zpool.
-func (c *Client) zfs(ctx context.Context, args ...string) ([]byte, error) {
-	return c.run(ctx, c.command("zfs", args, false))
-}
-
 // command is the Command that runs tool, zpool or zfs, counted as that
 // tool whatever the path or wrapper it runs as.
 func (c *Client) command(tool string, args []string, probe bool) runner.Command {
