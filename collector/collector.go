@@ -21,7 +21,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/alecthomas/kingpin/v2"
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/zpool-exporter/zpool_exporter/internal/budget"
@@ -49,10 +48,7 @@ type factory struct {
 	new            func(Config, *slog.Logger) (Collector, error)
 }
 
-var (
-	factories      = map[string]factory{}
-	collectorState = map[string]*bool{}
-)
+var factories = map[string]factory{}
 
 // register adds a collector to the table. Called from init functions, so
 // that each collector lives in its own file.
@@ -60,46 +56,33 @@ func register(name string, defaultEnabled bool, help string, new func(Config, *s
 	factories[name] = factory{defaultEnabled: defaultEnabled, help: help, new: new}
 }
 
-// AddFlags adds a --[no-]collector.NAME flag per collector.
-func AddFlags(app *kingpin.Application) {
-	names := make([]string, 0, len(factories))
-	for name := range factories {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	for _, name := range names {
-		f := factories[name]
-		def := "disabled"
-		if f.defaultEnabled {
-			def = "enabled"
-		}
-		collectorState[name] = app.Flag("collector."+name,
-			fmt.Sprintf("%s (default: %s).", f.help, def)).Default(fmt.Sprint(f.defaultEnabled)).Bool()
-	}
+// Info is what the exporter's --[no-]collector.NAME flag of a collector
+// says: its name, whether it runs unless told otherwise, and what it
+// exports.
+type Info struct {
+	Name    string
+	Default bool
+	Help    string
 }
 
-// FlagsEnabled tells, for every collector, whether its
-// --[no-]collector.NAME flag enables it: what New reads when given no
-// other choice.
-func FlagsEnabled() map[string]bool {
+// Available lists every collector, sorted by name.
+func Available() []Info {
+	infos := make([]Info, 0, len(factories))
+	for name, f := range factories {
+		infos = append(infos, Info{Name: name, Default: f.defaultEnabled, Help: f.help})
+	}
+	sort.Slice(infos, func(i, j int) bool { return infos[i].Name < infos[j].Name })
+	return infos
+}
+
+// Defaults tells, for every collector, whether it runs unless told
+// otherwise.
+func Defaults() map[string]bool {
 	enabled := map[string]bool{}
 	for name, f := range factories {
 		enabled[name] = f.defaultEnabled
-		if state, ok := collectorState[name]; ok {
-			enabled[name] = *state
-		}
 	}
 	return enabled
-}
-
-// Names lists the registered collectors, sorted.
-func Names() []string {
-	names := make([]string, 0, len(factories))
-	for name := range factories {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	return names
 }
 
 var (
@@ -122,8 +105,8 @@ type Exporter struct {
 	loggedDrops map[string]struct{}
 }
 
-// New builds the enabled collectors. enabled overrides the flags when not
-// nil (tests and the demo use it).
+// New builds the enabled collectors, those of Defaults when enabled is
+// nil.
 func New(cfg Config, logger *slog.Logger, enabled map[string]bool) (*Exporter, error) {
 	cfg = cfg.withDefaults()
 	e := &Exporter{
@@ -131,7 +114,7 @@ func New(cfg Config, logger *slog.Logger, enabled map[string]bool) (*Exporter, e
 		drops: map[dropKey]float64{}, loggedDrops: map[string]struct{}{},
 	}
 	if enabled == nil {
-		enabled = FlagsEnabled()
+		enabled = Defaults()
 	}
 	for name, f := range factories {
 		if !enabled[name] {

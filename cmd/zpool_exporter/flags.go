@@ -3,16 +3,28 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"path"
+	"regexp"
 	"strings"
 	"time"
 
+	"github.com/alecthomas/kingpin/v2"
+	"github.com/prometheus/common/model"
+	"github.com/prometheus/common/promslog"
+	"github.com/prometheus/common/promslog/flag"
+	"github.com/prometheus/common/version"
 	"github.com/prometheus/exporter-toolkit/web"
+	"github.com/prometheus/exporter-toolkit/web/kingpinflag"
 
+	"github.com/zpool-exporter/zpool_exporter/collector"
+	"github.com/zpool-exporter/zpool_exporter/internal/benchwindow"
 	"github.com/zpool-exporter/zpool_exporter/internal/budget"
 	"github.com/zpool-exporter/zpool_exporter/internal/cliflag"
+	"github.com/zpool-exporter/zpool_exporter/internal/demo"
+	"github.com/zpool-exporter/zpool_exporter/internal/history"
 )
 
 // The exporter's other pages: the health check answers service managers
@@ -23,18 +35,168 @@ const (
 	benchmarkAPIPath = "/api/v1/benchmark/"
 )
 
+type options struct {
+	web                    *web.FlagConfig
+	log                    *promslog.Config
+	collectors             map[string]*bool // --[no-]collector.NAME
+	metricsPath            string
+	zpool                  string
+	zpoolSet               bool // --zpool.command was given
+	zfsSet                 bool // --zfs.command was given
+	kstatPathSet           bool // --kstat.path was given
+	demo                   bool
+	replayDir              string
+	replayStep             time.Duration
+	replayStepSet          bool
+	kstatPath              string
+	diskAll                bool
+	zfs                    string
+	datasetInclude         *regexp.Regexp
+	datasetExclude         *regexp.Regexp
+	datasetMax             int
+	datasetDepth           int
+	snapshotInterval       time.Duration
+	perSnapshot            bool
+	latency                collector.LatencyDetail
+	scrapeTimeout          time.Duration
+	timeoutOffset          time.Duration
+	iostatInterval         time.Duration
+	iostatIntervalSet      bool
+	diskIostatInterval     time.Duration
+	once                   bool
+	output                 string
+	disableExporterMetrics bool
+	benchmarkAPI           bool
+	benchmarkRetention     model.Duration
+	benchmarkMaxWindow     model.Duration
+	historyInterval        time.Duration
+	historyRetention       time.Duration
+}
+
+const defaultListenAddress = ":9134"
+
+// newApp registers every flag of the exporter, into the options it
+// returns: the one place a flag is added.
+func newApp(stdout, stderr io.Writer) (*kingpin.Application, *options) {
+	app := kingpin.New("zpool_exporter", "Prometheus exporter for ZFS: pool and vdev health, error counters, scrub and resilver progress, and per-vdev I/O counters, read from the zpool command.")
+	app.UsageWriter(stdout)
+	app.ErrorWriter(stderr)
+	o := &options{collectors: map[string]*bool{}}
+	o.web = kingpinflag.AddFlags(app, defaultListenAddress)
+	app.Flag("web.telemetry-path", "Path under which to expose metrics.").
+		Default("/metrics").StringVar(&o.metricsPath)
+	app.Flag("web.disable-exporter-metrics", "Leave out the exporter's own Go runtime and process metrics (go_*, process_*).").
+		BoolVar(&o.disableExporterMetrics)
+	app.Flag("web.enable-benchmark-api", "Serve the benchmark window API at "+benchwindow.Path+": a benchmark runner POSTs when a run (bonnie++, fio, dd...) starts and ends, and each window is exported as zfs_benchmark_window_* metrics for dashboard annotations and listed on the status page. Whoever reaches the exporter can then write windows: the API sits behind --web.config.file's TLS and basic authentication, like every other path. Not with --once.").
+		BoolVar(&o.benchmarkAPI)
+	app.Flag("benchmark.retention", "How long ended benchmark windows stay in the metrics and the API (running ones stay until they end or expire, see --benchmark.max-window-duration; at most 1000 are kept). A week lets Prometheus scrape every window's end many times and keeps a campaign of runs over a weekend listed for its report, at three series per window.").
+		Default("7d").SetValue(&o.benchmarkRetention)
+	app.Flag("benchmark.max-window-duration", "End a benchmark window that has run this long, marked expired: its runner died without ending it (killed, or the client machine that ran a benchmark over SMB or iSCSI went down), and dashboards and the history would otherwise treat the pool as under benchmark for ever. 0 keeps running windows until they end.").
+		Default("1d").SetValue(&o.benchmarkMaxWindow)
+	app.Flag("benchmark.history-interval", "With --web.enable-benchmark-api, how often the exporter samples the metrics a benchmark report reads (vdev bytes and operations, pool and vdev state, host and ZFS CPU, ARC hits) for "+history.Path+", so that a report needs no Prometheus server. It samples only while a benchmark window runs and for a minute after the last one ended, and at once when one starts or ends; otherwise it costs nothing.").
+		Default("1s").DurationVar(&o.historyInterval)
+	app.Flag("benchmark.history-retention", fmt.Sprintf("With --web.enable-benchmark-api, how long the samples of --benchmark.history-interval are kept in memory, within %d samples (about %d MiB, the oldest going first) and %d series; the README tells how long that lasts for a given pool.", history.DefaultMaxSamples, history.DefaultMaxSamples*history.BytesPerSample>>20, history.DefaultMaxSeries)).
+		Default("1h").DurationVar(&o.historyRetention)
+	app.Flag("zpool.command", "The zpool command to run: a name looked up in PATH, or a path.").
+		Default("zpool").IsSetByUser(&o.zpoolSet).StringVar(&o.zpool)
+	app.Flag("demo", "Serve the demo built into the binary instead of running zpool, to see the exporter without ZFS: a raidz1 loses a disk and resilvers (see the README).").
+		BoolVar(&o.demo)
+	app.Flag("zpool.replay-dir", "Serve captured zpool outputs from this directory instead of running zpool (for demos, tests and offline analysis; the format is in the README).").
+		PlaceHolder("DIR").StringVar(&o.replayDir)
+	app.Flag("zpool.replay-step", "With --zpool.replay-dir holding numbered steps (000/, 001/, ...), or --demo, move to the next step this often, looping at the end; 0 stays at the first step.").
+		Default("0s").IsSetByUser(&o.replayStepSet).DurationVar(&o.replayStep)
+	app.Flag("kstat.path", "Directory of the kernel's ZFS kstats (Linux). With --zpool.replay-dir, its kstat/ subdirectory is used instead.").
+		Default("/proc/spl/kstat/zfs").IsSetByUser(&o.kstatPathSet).StringVar(&o.kstatPath)
+	app.Flag("collector.disk.all", "Export every physical disk, not only those that back a pool (their pool and vdev labels are empty).").
+		BoolVar(&o.diskAll)
+	app.Flag("zfs.command", "The zfs command the dataset collector runs: a name looked up in PATH, or a path.").
+		Default("zfs").IsSetByUser(&o.zfsSet).StringVar(&o.zfs)
+	app.Flag("collector.dataset.include", "Export only the datasets whose name matches this regular expression (unanchored).").
+		PlaceHolder("REGEX").RegexpVar(&o.datasetInclude)
+	app.Flag("collector.dataset.exclude", "Leave out the datasets whose name matches this regular expression (unanchored).").
+		PlaceHolder("REGEX").RegexpVar(&o.datasetExclude)
+	app.Flag("collector.dataset.max", "Export at most this many datasets, the first in zfs's order after the patterns, and count the rest in zfs_exporter_datasets_left_out; 0 exports all.").
+		Default("2000").IntVar(&o.datasetMax)
+	app.Flag("collector.dataset.depth", "Export only the datasets at most this many levels below their pool's root dataset (1: the root and its children); 0 exports every depth.").
+		Default("0").IntVar(&o.datasetDepth)
+	app.Flag("collector.dataset.snapshot-interval", "How often the dataset collector lists snapshots, in the background (scrapes read the last listing); 0 lists none.").
+		Default("5m").DurationVar(&o.snapshotInterval)
+	app.Flag("collector.dataset.per-snapshot", "Also export each snapshot's space and creation time: a series per snapshot of the exported datasets.").
+		BoolVar(&o.perSnapshot)
+	app.Flag("collector.vdev_latency.full-resolution", "Keep all of zpool's histogram buckets (37 for latency, 16 for request sizes) instead of every second one: 25 more series per latency histogram, 8 per request-size one.").
+		BoolVar(&o.latency.FullResolution)
+	app.Flag("collector.vdev_latency.queue-wait", "Also export the wait in ZFS's queue of each I/O class (zfs_vdev_queue_wait_seconds) of every vdev, and the total wait of leaves: 98 more series per vdev, 126 per leaf.").
+		BoolVar(&o.latency.QueueWait)
+	app.Flag("collector.vdev_latency.request-sizes", "Also export the sizes of the I/Os ZFS issued (zfs_vdev_request_size_bytes), from one more zpool iostat -r per scrape: 140 more series per vdev.").
+		BoolVar(&o.latency.RequestSizes)
+	app.Flag("collector.vdev_latency.queue-lengths", "Also export the lengths of ZFS's queues (zfs_vdev_queue_pending and _active), from one more zpool iostat -q per scrape: 14 more series per vdev.").
+		BoolVar(&o.latency.QueueLengths)
+	app.Flag("collector.vdev_latency.interior-vdevs", "Also export the histograms of the spare-N and replacing-N vdevs that stand between a top-level vdev and its leaves during a resilver.").
+		BoolVar(&o.latency.InteriorVdevs)
+	app.Flag("collector.vdev_latency.max-vdevs", "Export the histograms and queue lengths of at most this many vdevs (pools, top-level vdevs and leaves), the first in zpool's order, and count the rest in zfs_exporter_vdev_latency_left_out; 0 exports all.").
+		Default("500").IntVar(&o.latency.MaxVdevs)
+	app.Flag("scrape.timeout", "Longest a scrape may take. zpool commands still running then are killed, and their metrics are missing from that scrape; a shorter scrape timeout sent by Prometheus wins.").
+		Default("10s").DurationVar(&o.scrapeTimeout)
+	app.Flag("scrape.timeout-offset", "Time taken off Prometheus's scrape timeout, so that the answer arrives before Prometheus gives up; at least the default.").
+		Default(budget.TimeoutOffset.String()).DurationVar(&o.timeoutOffset)
+	app.Flag("zpool.iostat-interval", "Interval of the long-running `zpool iostat -v` that gives per-vdev I/O counters where vdev properties are missing (OpenZFS before 2.2, FreeBSD, illumos, Solaris, zfs-fuse). 0 turns it off.").
+		Default("10s").IsSetByUser(&o.iostatIntervalSet).DurationVar(&o.iostatInterval)
+	app.Flag("disk.iostat-interval", "Interval, in whole seconds, of the long-running `iostat -x` that gives the disk collector its per-disk counters, queues and service times on illumos and Solaris (`iostat -xnc`, whose CPU block is also the host CPU there) and FreeBSD (`iostat -x -w`); it runs only while the disk collector, or on illumos and Solaris the cpu collector, is enabled. Figures arrive one interval late, as iostat marks no end of a report. 0 turns it off.").
+		Default("10s").DurationVar(&o.diskIostatInterval)
+	app.Flag("once", "Print one exposition to standard output (or to --output) and exit, for cron jobs and node_exporter's textfile collector.").
+		BoolVar(&o.once)
+	app.Flag("output", "With --once, write the exposition to this file instead, atomically (a temporary file renamed over it).").
+		PlaceHolder("FILE").StringVar(&o.output)
+	o.log = &promslog.Config{Writer: stderr}
+	flag.AddFlags(app, o.log)
+	for _, c := range collector.Available() {
+		def := "disabled"
+		if c.Default {
+			def = "enabled"
+		}
+		o.collectors[c.Name] = app.Flag("collector."+c.Name, fmt.Sprintf("%s (default: %s).", c.Help, def)).
+			Default(fmt.Sprint(c.Default)).Bool()
+	}
+	app.Version(version.Print("zpool_exporter"))
+	app.HelpFlag.Short('h')
+	return app, o
+}
+
+// enabledCollectors is what the --[no-]collector.NAME flags turn on.
+func (o *options) enabledCollectors() map[string]bool {
+	enabled := map[string]bool{}
+	for name, on := range o.collectors {
+		enabled[name] = *on
+	}
+	return enabled
+}
+
+// parse reads args into o, checks them, and sets what --demo implies.
+func (o *options) parse(app *kingpin.Application, args []string) error {
+	if _, err := cliflag.Parse(app, args); err != nil {
+		return err
+	}
+	if err := o.check(); err != nil {
+		return err
+	}
+	if o.demo {
+		return o.forDemo()
+	}
+	return nil
+}
+
 // check refuses, before anything starts, a flag value the exporter could
 // not run with: the error names the flag and what it takes.
-func (o *options) check(webConfig *web.FlagConfig) error {
+func (o *options) check() error {
 	if err := checkTelemetryPath(o.metricsPath); err != nil {
 		return cliflag.Invalid("web.telemetry-path", o.metricsPath, err.Error())
 	}
-	for _, addr := range *webConfig.WebListenAddresses {
+	for _, addr := range *o.web.WebListenAddresses {
 		if err := checkListenAddress(addr); err != nil {
 			return cliflag.Invalid("web.listen-address", addr, err.Error())
 		}
 	}
-	if f := *webConfig.WebConfigFile; f != "" {
+	if f := *o.web.WebConfigFile; f != "" {
 		if err := web.Validate(f); err != nil {
 			return cliflag.Invalid("web.config.file", f, err.Error())
 		}
@@ -149,5 +311,27 @@ func checkListenAddress(addr string) error {
 		return fmt.Errorf("no such port %q", port)
 	}
 	// A host name is resolved once, when the server listens.
+	return nil
+}
+
+// forDemo checks that nothing asks the demo for a ZFS of its own, and sets
+// the pace its captures are made for where not given.
+func (o *options) forDemo() error {
+	switch {
+	case o.replayDir != "":
+		return fmt.Errorf("--demo serves the replay built into the binary and --zpool.replay-dir=%s another: give one or the other", o.replayDir)
+	case o.zpoolSet:
+		return fmt.Errorf("--demo runs no zpool: give --demo or --zpool.command=%s, not both", o.zpool)
+	case o.zfsSet:
+		return fmt.Errorf("--demo runs no zfs: give --demo or --zfs.command=%s, not both", o.zfs)
+	case o.kstatPathSet:
+		return fmt.Errorf("--demo reads no kstats of this host: give --demo or --kstat.path=%s, not both", o.kstatPath)
+	}
+	if !o.replayStepSet {
+		o.replayStep = demo.StepEvery
+	}
+	if !o.iostatIntervalSet {
+		o.iostatInterval = demo.IostatInterval
+	}
 	return nil
 }
