@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/zpool-exporter/zpool_exporter/internal/parse"
 	"github.com/zpool-exporter/zpool_exporter/internal/runner"
 )
 
@@ -38,15 +39,15 @@ var sunosProcessesArgs = []string{"-e", "-o", "pid=", "-o", "ppid=", "-o", "time
 
 // psEngineCPU runs ps through the runner and picks the ZFS threads of its
 // rows.
-func psEngineCPU(r runner.Runner, args []string, parse func(io.Reader) ([]psRow, error), pick func([]psRow) []engineThread) engineCPUFunc {
+func psEngineCPU(r runner.Runner, args []string, read func(io.Reader) ([]psRow, error), pick func([]psRow) []engineThread) engineCPUFunc {
 	return func(ctx context.Context) ([]engineThread, error) {
 		out, err := r.Run(ctx, runner.Cmd("ps", args...))
 		if err != nil {
 			return nil, err
 		}
-		rows, err := parse(bytes.NewReader(out))
+		rows, err := read(bytes.NewReader(out))
 		if err != nil {
-			return nil, fmt.Errorf("parsing output of `ps %s`: %w", strings.Join(args, " "), err)
+			return nil, parse.WithSource(err, runner.CommandLine("ps", args...))
 		}
 		return pick(rows), nil
 	}
@@ -90,18 +91,18 @@ func parsePs(r io.Reader, split func(*psRow)) ([]psRow, error) {
 		}
 		id, err := strconv.Atoi(idField)
 		if err != nil || id < 0 {
-			return nil, fmt.Errorf("line %d: cannot parse ID %q", n, idField)
+			return nil, parse.Errorf(n, "cannot parse ID %q", idField)
 		}
 		ppid, err := strconv.Atoi(ppidField)
 		if err != nil || ppid < 0 {
-			return nil, fmt.Errorf("line %d: cannot parse parent PID %q", n, ppidField)
+			return nil, parse.Errorf(n, "cannot parse parent PID %q", ppidField)
 		}
 		cpu, err := parsePsTime(timeField)
 		if err != nil {
-			return nil, fmt.Errorf("line %d: %w", n, err)
+			return nil, parse.AtLine(n, err)
 		}
 		if command == "" {
-			return nil, fmt.Errorf("line %d: no command after the time %q", n, timeField)
+			return nil, parse.Errorf(n, "no command after the time %q", timeField)
 		}
 		row := psRow{ID: id, PPID: ppid, CPU: cpu, Command: command}
 		if split != nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/prometheus/procfs/blockdevice"
 
 	"github.com/zpool-exporter/zpool_exporter/internal/diskstats"
+	"github.com/zpool-exporter/zpool_exporter/internal/parse"
 	"github.com/zpool-exporter/zpool_exporter/internal/zfs"
 	"github.com/zpool-exporter/zpool_exporter/internal/zfs/zpool"
 )
@@ -97,7 +98,7 @@ func (c *diskCollector) readDiskstats() ([]blockdevice.Diskstats, error) {
 	defer f.Close()
 	stats, err := diskstats.Parse(f)
 	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", file, err)
+		return nil, parse.WithSource(err, file)
 	}
 	return stats, nil
 }

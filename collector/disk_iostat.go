@@ -12,6 +12,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/zpool-exporter/zpool_exporter/internal/geom"
+	"github.com/zpool-exporter/zpool_exporter/internal/parse"
 	"github.com/zpool-exporter/zpool_exporter/internal/runner"
 	"github.com/zpool-exporter/zpool_exporter/internal/zfs"
 	"github.com/zpool-exporter/zpool_exporter/internal/zfs/zpool"
@@ -79,9 +80,7 @@ func (c *iostatDiskCollector) glabelProviders(ctx context.Context) func(name str
 			var out []byte
 			if out, err = c.runner.Run(ctx, runner.Cmd("glabel", "status", "-s")); err == nil {
 				labels, err = geom.ParseGlabelStatus(bytes.NewReader(out))
-				if err != nil {
-					err = fmt.Errorf("parsing output of `glabel status -s`: %w", err)
-				}
+				err = parse.WithSource(err, "glabel status -s")
 			}
 		}
 		if err != nil {

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/zpool-exporter/zpool_exporter/internal/iostat"
+	"github.com/zpool-exporter/zpool_exporter/internal/parse"
 	"github.com/zpool-exporter/zpool_exporter/internal/runner"
 )
 
@@ -192,13 +193,10 @@ func (s *OSIostatSampler) probe(ctx context.Context, form []string) error {
 		return err
 	}
 	reports, err := iostat.ParseIostat(bytes.NewReader(out))
-	if err != nil {
-		return fmt.Errorf("cannot read the output of `%s %s`: %w", s.command, strings.Join(form, " "), err)
+	if err == nil && len(reports) == 0 {
+		err = parse.Errorf(0, "printed no report")
 	}
-	if len(reports) == 0 {
-		return fmt.Errorf("`%s %s` printed no report", s.command, strings.Join(form, " "))
-	}
-	return nil
+	return parse.WithSource(err, runner.CommandLine(s.command, form...))
 }
 
 func (s *OSIostatSampler) runStream(ctx context.Context, args []string) error {

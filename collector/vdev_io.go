@@ -11,6 +11,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/zpool-exporter/zpool_exporter/internal/parse"
 	"github.com/zpool-exporter/zpool_exporter/internal/zfs"
 	"github.com/zpool-exporter/zpool_exporter/internal/zfs/zpool"
 )
@@ -201,7 +202,7 @@ func collectVdevIOProperties(p *zpool.Pool, props []zpool.Property, ch chan<- pr
 			x, err := strconv.ParseFloat(prop.Value, 64)
 			if err != nil {
 				if prop.Value != "-" && bad == nil {
-					bad = fmt.Errorf("pool %s: vdev %s: property %s: not a number: %q", p.Name, prop.Name, prop.Property, prop.Value)
+					bad = parse.Errorf(0, "pool %s: vdev %s: property %s: not a number: %q", p.Name, prop.Name, prop.Property, prop.Value)
 				}
 				continue
 			}

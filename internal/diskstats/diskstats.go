@@ -15,25 +15,24 @@ import (
 	"io"
 
 	"github.com/prometheus/procfs/blockdevice"
-)
 
-// ErrParse is wrapped by every error about what the file holds.
-var ErrParse = errors.New("unexpected diskstats")
+	"github.com/zpool-exporter/zpool_exporter/internal/parse"
+)
 
 // minCounters is how many counters the oldest kernels print; a line with
 // fewer is skipped, as procfs skips it.
 const minCounters = 11
 
 // Parse reads the diskstats in r. A line that is not numbers and a name
-// where they belong stops the read with an error that names it; what was
-// read before is returned with it.
+// where they belong stops the read with a parse error that names it; what
+// was read before is returned with it, as it is with the reader's error.
 func Parse(r io.Reader) ([]blockdevice.Diskstats, error) {
 	var stats []blockdevice.Diskstats
 	sc := bufio.NewScanner(r)
 	for n := 1; sc.Scan(); n++ {
 		d, ok, err := parseLine(sc.Bytes())
 		if err != nil {
-			return stats, fmt.Errorf("%w: line %d: %v", ErrParse, n, err)
+			return stats, parse.AtLine(n, err)
 		}
 		if ok {
 			stats = append(stats, d)

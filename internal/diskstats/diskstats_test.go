@@ -1,6 +1,7 @@
 package diskstats
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -13,6 +14,7 @@ import (
 	"github.com/prometheus/procfs/blockdevice"
 
 	"github.com/zpool-exporter/zpool_exporter/internal/benchhost"
+	"github.com/zpool-exporter/zpool_exporter/internal/parse"
 	"github.com/zpool-exporter/zpool_exporter/internal/sample"
 )
 
@@ -90,22 +92,23 @@ func firstDifference(want, got []blockdevice.Diskstats) string {
 	return ""
 }
 
-// A line that is not numbers and a name stops the read, and the error says
-// which line and what was there.
+// A line that is not numbers and a name stops the read with a parse error
+// at that line, which says what was there.
 func TestParseErrorNamesTheLine(t *testing.T) {
 	for _, tc := range []struct {
 		name, data, want string
-		before           int // entries read before the line
+		line, before     int // the line, and the entries read before it
 	}{
-		{"counter", "8 0 sda 1 2 3 4 5 6 7 8 9 10 11\n8 1 sda1 1 2 x 4 5 6 7 8 9 10 11\n", `line 2: sda1's counter 3 "x"`, 1},
-		{"device number", "8 0 sda 1 2 3 4 5 6 7 8 9 10 11\n\n8 -1 sda1 1 2 3 4 5 6 7 8 9 10 11\n", `line 3: device number "-1"`, 1},
-		{"overflow", "8 0 sda 1 2 3 4 5 6 7 8 9 10 18446744073709551616\n", `line 1: sda's counter 11 "18446744073709551616": out of range`, 0},
-		{"major past 32 bits", "4294967296 0 sda 1 2 3 4 5 6 7 8 9 10 11\n", `line 1: device number "4294967296": out of range`, 0},
+		{"counter", "8 0 sda 1 2 3 4 5 6 7 8 9 10 11\n8 1 sda1 1 2 x 4 5 6 7 8 9 10 11\n", `line 2: sda1's counter 3 "x"`, 2, 1},
+		{"device number", "8 0 sda 1 2 3 4 5 6 7 8 9 10 11\n\n8 -1 sda1 1 2 3 4 5 6 7 8 9 10 11\n", `line 3: device number "-1"`, 3, 1},
+		{"overflow", "8 0 sda 1 2 3 4 5 6 7 8 9 10 18446744073709551616\n", `line 1: sda's counter 11 "18446744073709551616": out of range`, 1, 0},
+		{"major past 32 bits", "4294967296 0 sda 1 2 3 4 5 6 7 8 9 10 11\n", `line 1: device number "4294967296": out of range`, 1, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := Parse(strings.NewReader(tc.data))
-			if !errors.Is(err, ErrParse) || !strings.Contains(err.Error(), tc.want) {
-				t.Fatalf("error %v, want ErrParse with %q", err, tc.want)
+			var pe *parse.Error
+			if !errors.Is(err, parse.ErrUnexpected) || !errors.As(err, &pe) || pe.Line != tc.line || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error %v, want a parse error at line %d with %q", err, tc.line, tc.want)
 			}
 			if _, refErr := procfsParse(t, []byte(tc.data)); refErr == nil {
 				t.Errorf("procfs reads it without an error")
@@ -138,6 +141,9 @@ func FuzzParse(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		got, err := Parse(bytes.NewReader(data))
+		if err != nil && !errors.Is(err, parse.ErrUnexpected) && !errors.Is(err, bufio.ErrTooLong) {
+			t.Fatalf("error %v is neither a parse error nor a line too long", err)
+		}
 		if !plain(data) {
 			return
 		}

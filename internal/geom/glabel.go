@@ -4,14 +4,16 @@
 // on a provider such as ada0p3, whose disk iostat reports.
 //
 // The parser is pure: it reads an io.Reader and returns typed values, with
-// no exec, no files and no metrics.
+// no exec, no files and no metrics. Output it cannot read gives a parse
+// error (package parse) naming its line.
 package geom
 
 import (
 	"bufio"
-	"fmt"
 	"io"
 	"strings"
+
+	"github.com/zpool-exporter/zpool_exporter/internal/parse"
 )
 
 // ParseGlabelStatus reads `glabel status` or `glabel status -s` and returns
@@ -29,11 +31,11 @@ func ParseGlabelStatus(r io.Reader) (map[string]string, error) {
 		case lineNo == 1 && len(fields) == 3 && fields[0] == "Name" && fields[2] == "Components":
 			continue
 		case len(fields) != 3:
-			return nil, fmt.Errorf("line %d: want a label, its status and its provider, got %q", lineNo, sc.Text())
+			return nil, parse.Errorf(lineNo, "want a label, its status and its provider, got %q", sc.Text())
 		}
 		name, provider := fields[0], fields[2]
 		if prev, ok := labels[name]; ok && prev != provider {
-			return nil, fmt.Errorf("line %d: label %s is on both %s and %s", lineNo, name, prev, provider)
+			return nil, parse.Errorf(lineNo, "label %s is on both %s and %s", name, prev, provider)
 		}
 		labels[name] = provider
 	}

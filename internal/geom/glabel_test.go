@@ -1,12 +1,15 @@
 package geom
 
 import (
+	"bufio"
 	"bytes"
+	"errors"
 	"maps"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/zpool-exporter/zpool_exporter/internal/parse"
 	"github.com/zpool-exporter/zpool_exporter/internal/sample"
 )
 
@@ -32,16 +35,25 @@ func TestParseGlabelStatus(t *testing.T) {
 	}
 }
 
+// Output glabel is not known to print is a parse error at its line.
 func TestParseGlabelStatusErrors(t *testing.T) {
-	for input, want := range map[string]string{
-		"gpt/zfs0  N/A\n":                            "line 1: want a label, its status and its provider",
-		"gpt/a N/A ada0p1\ngpt/a N/A ada1p1\n":       "line 2: label gpt/a is on both ada0p1 and ada1p1",
-		"gpt/a N/A ada0p1\n\ngpt/b N/A ada1 extra\n": "line 3:",
+	for _, tc := range []struct {
+		input, want string
+		line        int
+	}{
+		{"gpt/zfs0  N/A\n", "line 1: want a label, its status and its provider", 1},
+		{"gpt/a N/A ada0p1\ngpt/a N/A ada1p1\n", "line 2: label gpt/a is on both ada0p1 and ada1p1", 2},
+		{"gpt/a N/A ada0p1\n\ngpt/b N/A ada1 extra\n", "line 3:", 3},
 	} {
-		_, err := ParseGlabelStatus(strings.NewReader(input))
-		if err == nil || !strings.Contains(err.Error(), want) {
-			t.Errorf("ParseGlabelStatus(%q) = %v, want an error with %q", input, err, want)
+		_, err := ParseGlabelStatus(strings.NewReader(tc.input))
+		var pe *parse.Error
+		if err == nil || !strings.Contains(err.Error(), tc.want) || !errors.Is(err, parse.ErrUnexpected) || !errors.As(err, &pe) || pe.Line != tc.line {
+			t.Errorf("ParseGlabelStatus(%q) = %v, want a parse error at line %d with %q", tc.input, err, tc.line, tc.want)
 		}
+	}
+	// A line longer than the reader's buffer is the reader's error.
+	if _, err := ParseGlabelStatus(strings.NewReader(strings.Repeat("x", bufio.MaxScanTokenSize+1))); !errors.Is(err, bufio.ErrTooLong) || errors.Is(err, parse.ErrUnexpected) {
+		t.Errorf("a line too long: %v, want the reader's error", err)
 	}
 }
 
@@ -53,6 +65,9 @@ func FuzzParseGlabelStatus(f *testing.F) {
 		labels, err := ParseGlabelStatus(strings.NewReader(input))
 		if err != nil && labels != nil {
 			t.Fatalf("an error with labels: %v", err)
+		}
+		if err != nil && !errors.Is(err, parse.ErrUnexpected) && !errors.Is(err, bufio.ErrTooLong) {
+			t.Fatalf("error %v is neither a parse error nor a line too long", err)
 		}
 		for name, provider := range labels {
 			if name == "" || provider == "" {

@@ -5,6 +5,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/zpool-exporter/zpool_exporter/internal/parse"
 )
 
 const (
@@ -179,7 +181,7 @@ func newTable(fields []string) (*table, error) {
 		t.setters = append(t.setters, deviceColumns[f])
 	}
 	if !hasReads || !hasWrites || t.name < 0 {
-		return nil, fmt.Errorf("%w: device header %q has no r/s and w/s columns", ErrNotExtended, clip(strings.Join(fields, " ")))
+		return nil, fmt.Errorf("%w: device header %q has no r/s and w/s columns", ErrNotExtended, parse.Clip(strings.Join(fields, " ")))
 	}
 	return t, nil
 }

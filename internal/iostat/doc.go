@@ -41,5 +41,7 @@
 // it, and ParseIostat rejects it with ErrNotExtended.
 //
 // The parsers are pure: they read an io.Reader and return typed values,
-// with no exec, no files and no metrics.
+// with no exec, no files and no metrics. Output they cannot read, the
+// unsupported forms included, gives a parse error (package parse) naming
+// its line; a failed read is returned as it is.
 package iostat

@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/zpool-exporter/zpool_exporter/internal/parse"
 )
 
 // ErrorSummary is one device of the illumos and Solaris `iostat -E`
@@ -51,23 +53,23 @@ func ParseErrorSummary(r io.Reader) ([]ErrorSummary, error) {
 		}
 		pairs := labelledValues(line)
 		if len(pairs) == 0 {
-			return nil, fmt.Errorf("line %d: no iostat -E label in %q", n, clip(line))
+			return nil, parse.Errorf(n, "no iostat -E label in %q", parse.Clip(line))
 		}
 		if pairs[0].key == "Soft Errors" {
 			name := strings.TrimSpace(line[:pairs[0].at])
 			if name == "" || strings.ContainsAny(name, " \t") {
-				return nil, fmt.Errorf("line %d: cannot find the device name before \"Soft Errors:\"", n)
+				return nil, parse.Errorf(n, "cannot find the device name before \"Soft Errors:\"")
 			}
 			out = append(out, ErrorSummary{Device: name})
 		} else if strings.TrimSpace(line[:pairs[0].at]) != "" {
-			return nil, fmt.Errorf("line %d: unexpected %q before %q", n, clip(line[:pairs[0].at]), pairs[0].key)
+			return nil, parse.Errorf(n, "unexpected %q before %q", parse.Clip(line[:pairs[0].at]), pairs[0].key)
 		}
 		if len(out) == 0 {
-			return nil, fmt.Errorf("line %d: %q before the first device", n, pairs[0].key)
+			return nil, parse.Errorf(n, "%q before the first device", pairs[0].key)
 		}
 		for _, p := range pairs {
 			if err := out[len(out)-1].set(p.key, p.value); err != nil {
-				return nil, fmt.Errorf("line %d: device %s: %w", n, out[len(out)-1].Device, err)
+				return nil, parse.Errorf(n, "device %s: %w", out[len(out)-1].Device, err)
 			}
 		}
 	}

@@ -7,10 +7,13 @@ import (
 	"io"
 	"strings"
 	"time"
+
+	"github.com/zpool-exporter/zpool_exporter/internal/parse"
 )
 
-// ErrNotExtended is wrapped by the error returned for input that is not
-// extended (-x) iostat output, such as `iostat -E` or plain `iostat`.
+// ErrNotExtended is wrapped by the parse error returned for input that is
+// not extended (-x) iostat output, such as `iostat -E` or plain `iostat`:
+// the wrong form of the command rather than a line it printed anew.
 var ErrNotExtended = errors.New("not iostat -x output")
 
 // Report is one interval of iostat output. The first report of a run
@@ -169,7 +172,7 @@ func (s *Scanner) Scan() bool {
 	}
 	s.done = true
 	if s.cpuCols != nil {
-		s.err = fmt.Errorf("line %d: input ends before the CPU values", s.lineNo)
+		s.err = parse.Errorf(s.lineNo, "input ends before the CPU values")
 		return false
 	}
 	if s.cur != nil {
@@ -187,7 +190,8 @@ func (s *Scanner) fail(err error) bool {
 // Report returns the report found by the last call to Scan.
 func (s *Scanner) Report() Report { return s.report }
 
-// Err returns the first error met, nil at a clean end of input.
+// Err returns the first error met, nil at a clean end of input: a parse
+// error naming its line, or the reader's error.
 func (s *Scanner) Err() error { return s.err }
 
 // feed takes one line and returns the report it completes, if any.
@@ -233,9 +237,9 @@ func (s *Scanner) feed(line string) (*Report, error) {
 		return nil, s.deviceRow(fields)
 	}
 	if !s.seen {
-		return nil, fmt.Errorf("line %d: %w: unexpected %q", s.lineNo, ErrNotExtended, clip(line))
+		return nil, parse.Errorf(s.lineNo, "%w: unexpected %q", ErrNotExtended, parse.Clip(line))
 	}
-	return nil, fmt.Errorf("line %d: unexpected %q outside a device table", s.lineNo, clip(line))
+	return nil, parse.Errorf(s.lineNo, "unexpected %q outside a device table", parse.Clip(line))
 }
 
 // begin notes that a line of part p arrived. When p does not come after
@@ -266,11 +270,11 @@ func (s *Scanner) cpuValues(fields []string) error {
 	cols := s.cpuCols
 	s.cpuCols = nil
 	if len(fields) != len(cols) {
-		return fmt.Errorf("line %d: CPU line has %d values for %d columns %q", s.lineNo, len(fields), len(cols), strings.Join(cols, " "))
+		return parse.Errorf(s.lineNo, "CPU line has %d values for %d columns %q", len(fields), len(cols), strings.Join(cols, " "))
 	}
 	cpu, err := parseCPU(cols, fields)
 	if err != nil {
-		return fmt.Errorf("line %d: %w", s.lineNo, err)
+		return parse.AtLine(s.lineNo, err)
 	}
 	s.cur.CPU = cpu
 	return nil
@@ -279,7 +283,7 @@ func (s *Scanner) cpuValues(fields []string) error {
 func (s *Scanner) deviceHeader(fields []string) (*Report, error) {
 	t, err := newTable(fields)
 	if err != nil {
-		return nil, fmt.Errorf("line %d: %w", s.lineNo, err)
+		return nil, parse.AtLine(s.lineNo, err)
 	}
 	done := s.begin(partTable)
 	s.table = t
@@ -289,7 +293,7 @@ func (s *Scanner) deviceHeader(fields []string) (*Report, error) {
 func (s *Scanner) deviceRow(fields []string) error {
 	d, cpu, err := s.table.parseRow(fields, s.rows == 0)
 	if err != nil {
-		return fmt.Errorf("line %d: %w", s.lineNo, err)
+		return parse.AtLine(s.lineNo, err)
 	}
 	if cpu != nil && s.cur.CPU == nil {
 		s.cur.CPU = cpu
@@ -349,13 +353,4 @@ func isDeviceHeader(fields []string) bool {
 		}
 	}
 	return false
-}
-
-// clip shortens a line quoted in an error.
-func clip(line string) string {
-	line = strings.TrimSpace(line)
-	if len(line) > 60 {
-		return line[:60] + "..."
-	}
-	return line
 }

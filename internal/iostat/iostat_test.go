@@ -235,6 +235,7 @@ func TestParseIostatErrors(t *testing.T) {
 			if errors.Is(err, ErrNotExtended) != tt.notExtended {
 				t.Errorf("errors.Is(ErrNotExtended) = %v, want %v", !tt.notExtended, tt.notExtended)
 			}
+			checkParseErrorAt(t, err, tt.want)
 		})
 	}
 }
@@ -250,6 +251,7 @@ func TestParseErrorSummaryErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), want) || got != nil {
 			t.Errorf("%q: got %v, %v; want error %q", input, got, err, want)
 		}
+		checkParseErrorAt(t, err, want)
 	}
 }
 

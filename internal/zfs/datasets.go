@@ -3,10 +3,10 @@ package zfs
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"slices"
 	"strings"
 
+	"github.com/zpool-exporter/zpool_exporter/internal/parse"
 	"github.com/zpool-exporter/zpool_exporter/internal/runner"
 	"github.com/zpool-exporter/zpool_exporter/internal/zfs/dataset"
 )
@@ -170,7 +170,7 @@ func parseListing(out []byte, q listing) (*dataset.List, error) {
 		l, err = dataset.ParseList(bytes.NewReader(out), q.properties)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("parsing output of `zfs %s`: %w", strings.Join(q.args(), " "), err)
+		return nil, parse.WithSource(err, "zfs "+strings.Join(q.args(), " "))
 	}
 	if q.form == formGet {
 		typ := l.Column("type")

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/zpool-exporter/zpool_exporter/internal/parse"
 	"github.com/zpool-exporter/zpool_exporter/internal/runner"
-	"github.com/zpool-exporter/zpool_exporter/internal/zfs/dataset"
 )
 
 // zfs-fuse takes no `zfs list -p` and knows six of the properties asked
@@ -162,7 +162,7 @@ func TestDatasetsUnreadableTextWithoutJSON(t *testing.T) {
 	run := &countingRunner{Runner: refused, lines: map[string]int{}}
 	client := New(Config{Runner: run}, slog.New(slog.DiscardHandler))
 	for range 2 {
-		if _, err := client.Datasets(context.Background()); !errors.Is(err, dataset.ErrParse) {
+		if _, err := client.Datasets(context.Background()); !errors.Is(err, parse.ErrUnexpected) {
 			t.Errorf("err %v, want the text's parse error", err)
 		}
 	}

@@ -4,9 +4,9 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"strings"
 
+	"github.com/zpool-exporter/zpool_exporter/internal/parse"
 	"github.com/zpool-exporter/zpool_exporter/internal/runner"
 	"github.com/zpool-exporter/zpool_exporter/internal/zfs/zpool"
 )
@@ -41,9 +41,7 @@ func (c *Client) Histograms(ctx context.Context, kind zpool.HistogramKind, keep 
 	var tables []zpool.Histograms
 	if err == nil {
 		tables, err = zpool.ParseHistogramColumns(bytes.NewReader(out), kind, keep)
-		if err != nil {
-			err = fmt.Errorf("parsing output of `zpool iostat -vHp %s`: %w", flag, err)
-		}
+		err = parse.WithSource(err, "zpool iostat -vHp "+flag)
 	}
 	c.record(source, err)
 	return tables, err
@@ -64,13 +62,11 @@ func (c *Client) Queues(ctx context.Context) ([]zpool.IostatRow, error) {
 		switch {
 		case err != nil:
 		case len(reports) > 1:
-			err = fmt.Errorf("%d reports where one was asked", len(reports))
+			err = parse.Errorf(0, "%d reports where one was asked", len(reports))
 		case len(reports) == 1:
 			rows = reports[0].Rows
 		}
-		if err != nil {
-			err = fmt.Errorf("parsing output of `zpool iostat -vHp -q`: %w", err)
-		}
+		err = parse.WithSource(err, "zpool iostat -vHp -q")
 	}
 	c.record(SourceQueues, err)
 	return rows, err

@@ -3,9 +3,8 @@ package zfs
 import (
 	"bytes"
 	"context"
-	"fmt"
-	"strings"
 
+	"github.com/zpool-exporter/zpool_exporter/internal/parse"
 	"github.com/zpool-exporter/zpool_exporter/internal/runner"
 	"github.com/zpool-exporter/zpool_exporter/internal/zfs/kstat"
 )
@@ -23,9 +22,10 @@ func (k kstatPKstats) snapshot(ctx context.Context) (*Kstats, error) {
 	if err != nil {
 		return nil, err
 	}
+	source := runner.CommandLine("kstat", kstatPArgs...)
 	stats, err := kstat.ParseKstatP(bytes.NewReader(out))
 	if err != nil {
-		return nil, fmt.Errorf("parsing output of `kstat %s`: %w", strings.Join(kstatPArgs, " "), err)
+		return nil, parse.WithSource(err, source)
 	}
 	arc, ok := kstat.ARCFromKstatP(stats)
 	if !ok {
@@ -38,7 +38,7 @@ func (k kstatPKstats) snapshot(ctx context.Context) (*Kstats, error) {
 		}
 	}
 	snap.PoolIO, err = kstat.PoolIOFromKstatP(stats)
-	return snap, err
+	return snap, parse.WithSource(err, source)
 }
 
 func (kstatPKstats) poolStates(context.Context) (map[string]string, error) { return nil, nil }

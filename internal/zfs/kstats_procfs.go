@@ -4,10 +4,10 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"io/fs"
 	"strings"
 
+	"github.com/zpool-exporter/zpool_exporter/internal/parse"
 	"github.com/zpool-exporter/zpool_exporter/internal/zfs/kstat"
 )
 
@@ -24,7 +24,7 @@ func (p procfsKstats) snapshot(context.Context) (*Kstats, error) {
 	}
 	named, err := kstat.ParseNamed(bytes.NewReader(data))
 	if err != nil {
-		return nil, fmt.Errorf("arcstats: %w", err)
+		return nil, parse.WithSource(err, "arcstats")
 	}
 	arc := kstat.ARCFromNamed(named)
 	snap := &Kstats{ARC: &arc, Txgs: map[string][]kstat.Txg{}, Misc: map[string]kstat.Misc{}, PoolIO: map[string]kstat.IO{}}
@@ -72,7 +72,7 @@ func (p procfsKstats) misc(misc map[string]kstat.Misc) error {
 			n, err = kstat.ParseNamed(bytes.NewReader(data))
 		}
 		if err != nil {
-			errs = append(errs, fmt.Errorf("%s: %w", name, err))
+			errs = append(errs, parse.WithSource(err, name))
 			continue
 		}
 		misc[name] = kstat.MiscFromNamed(name, n)
@@ -171,7 +171,7 @@ func (p procfsKstats) each(dirs []poolDir, match func(file string) bool, fn func
 				err = fn(d.pool, data)
 			}
 			if err != nil {
-				errs = append(errs, fmt.Errorf("%s: %w", path, err))
+				errs = append(errs, parse.WithSource(err, path))
 			}
 		}
 	}

@@ -4,9 +4,9 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"strings"
 
+	"github.com/zpool-exporter/zpool_exporter/internal/parse"
 	"github.com/zpool-exporter/zpool_exporter/internal/runner"
 	"github.com/zpool-exporter/zpool_exporter/internal/zfs/kstat"
 )
@@ -21,7 +21,7 @@ func (s sysctlKstats) read(ctx context.Context) ([]kstat.SysctlStat, error) {
 	}
 	stats, err := kstat.ParseSysctl(bytes.NewReader(out))
 	if err != nil {
-		return nil, fmt.Errorf("parsing output of `sysctl -q kstat.zfs`: %w", err)
+		return nil, parse.WithSource(err, "sysctl -q kstat.zfs")
 	}
 	return stats, nil
 }
@@ -57,7 +57,7 @@ func (s sysctlKstats) snapshot(ctx context.Context) (*Kstats, error) {
 		}
 		txgs, err := kstat.ParseTxgs(strings.NewReader(st.Value))
 		if err != nil {
-			errs = append(errs, fmt.Errorf("%s: %w", st.Name, err))
+			errs = append(errs, parse.WithSource(err, st.Name))
 			continue
 		}
 		snap.Txgs[pool] = txgs

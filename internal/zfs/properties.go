@@ -3,10 +3,10 @@ package zfs
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"slices"
 	"strings"
 
+	"github.com/zpool-exporter/zpool_exporter/internal/parse"
 	"github.com/zpool-exporter/zpool_exporter/internal/runner"
 	"github.com/zpool-exporter/zpool_exporter/internal/zfs/zpool"
 )
@@ -55,7 +55,7 @@ func (c *Client) readProperties(ctx context.Context, detect detection, status fu
 	}
 	props, err := zpool.ParseGet(bytes.NewReader(out))
 	if err != nil {
-		return nil, fmt.Errorf("parsing output of `%s %s`: %w", c.cfg.Zpool, strings.Join(args, " "), err)
+		return nil, parse.WithSource(err, runner.CommandLine(c.cfg.Zpool, args...))
 	}
 	return props, nil
 }
@@ -75,8 +75,10 @@ func (c *Client) VdevProperties(ctx context.Context, pool string, properties ...
 	// read as an option. It goes before the first operand, as getopt
 	// without glibc's reordering (FreeBSD, illumos) stops there.
 	asked := c.knownVdevProperties(properties)
+	var args []string
 	get := func() ([]byte, error) {
-		out, err := c.learn(ctx, SourceVdevProperties, "zpool", "get", "-Hp", "--", strings.Join(asked, ","), pool, "all-vdevs")
+		args = []string{"get", "-Hp", "--", strings.Join(asked, ","), pool, "all-vdevs"}
+		out, err := c.learn(ctx, SourceVdevProperties, "zpool", args...)
 		c.learned(SourceVdevProperties, err)
 		return out, err
 	}
@@ -103,9 +105,7 @@ func (c *Client) VdevProperties(ctx context.Context, pool string, properties ...
 	}
 	if err == nil {
 		props, err = zpool.ParseGet(bytes.NewReader(out))
-		if err != nil {
-			err = fmt.Errorf("parsing vdev properties of pool %s: %w", pool, err)
-		}
+		err = parse.WithSource(err, runner.CommandLine("zpool", args...))
 	}
 	c.record(SourceVdevProperties, err)
 	return props, true, err

@@ -3,9 +3,9 @@ package zfs
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"strings"
 
+	"github.com/zpool-exporter/zpool_exporter/internal/parse"
 	"github.com/zpool-exporter/zpool_exporter/internal/zfs/zpool"
 )
 
@@ -65,7 +65,7 @@ func (c *Client) readStatus(ctx context.Context, detect detection) (*zpool.Statu
 		st, err = zpool.ParseStatus(bytes.NewReader(out), c.cfg.Location)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("parsing output of `%s`: %w", cmd, err)
+		return nil, parse.WithSource(err, cmd)
 	}
 	for _, p := range st.Pools {
 		for _, w := range p.Warnings {
@@ -73,7 +73,7 @@ func (c *Client) readStatus(ctx context.Context, detect detection) (*zpool.Statu
 		}
 	}
 	if st.Pools == nil && !bytes.Contains(out, []byte("no pools available")) && len(bytes.TrimSpace(out)) > 0 && caps.StatusFormat != StatusJSON {
-		return nil, fmt.Errorf("`%s` printed no pool that could be read", cmd)
+		return nil, parse.WithSource(parse.Errorf(0, "printed no pool that could be read"), cmd)
 	}
 	return st, nil
 }
@@ -136,6 +136,7 @@ func (c *Client) readTextStatus(ctx context.Context) <-chan textStatus {
 		var st *zpool.Status
 		if err == nil {
 			st, err = zpool.ParseStatus(bytes.NewReader(out), c.cfg.Location)
+			err = parse.WithSource(err, c.cfg.Zpool+" status -p")
 		}
 		ch <- textStatus{st, err}
 	}()

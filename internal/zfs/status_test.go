@@ -2,11 +2,13 @@ package zfs
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"strconv"
 	"testing"
 	"time"
 
+	"github.com/zpool-exporter/zpool_exporter/internal/parse"
 	"github.com/zpool-exporter/zpool_exporter/internal/runner"
 )
 
@@ -61,6 +63,24 @@ func TestStatusEstimatesRemovalAndExpansion(t *testing.T) {
 		if c.got == nil || *c.got != *c.want {
 			t.Errorf("%s = %v, want %v", c.what, deref(c.got), *c.want)
 		}
+	}
+}
+
+// A status the parser cannot read fails with a parse error that names the
+// command line and the line, once each.
+func TestStatusUnreadableNamesCommandAndLine(t *testing.T) {
+	status := "  pool: tank\n state: ONLINE\nconfig:\n\n" +
+		"\tNAME        STATE     READ WRITE CKSUM\n" +
+		"\ttank        ONLINE       0     0     0\n" +
+		"\t  sda       ONLINE       0    x1     0\n"
+	client := New(Config{Runner: answers{"zpool status -p": status}, Location: time.UTC}, slog.New(slog.DiscardHandler))
+	_, err := client.Status(context.Background())
+	var pe *parse.Error
+	if !errors.Is(err, parse.ErrUnexpected) || !errors.As(err, &pe) || pe.Source != "zpool status -p" || pe.Line != 7 {
+		t.Fatalf("error %v, want a parse error of zpool status -p at line 7", err)
+	}
+	if want := `zpool status -p: line 7: vdev "sda": cannot parse WRITE count "x1"`; err.Error() != want {
+		t.Errorf("error %q, want %q", err, want)
 	}
 }
 

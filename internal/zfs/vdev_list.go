@@ -4,9 +4,9 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"strings"
 
+	"github.com/zpool-exporter/zpool_exporter/internal/parse"
 	"github.com/zpool-exporter/zpool_exporter/internal/runner"
 	"github.com/zpool-exporter/zpool_exporter/internal/zfs/zpool"
 )
@@ -41,9 +41,7 @@ func (c *Client) VdevList(ctx context.Context) ([]zpool.ListRow, error) {
 	var rows []zpool.ListRow
 	if err == nil {
 		rows, err = zpool.ParseListVerbose(bytes.NewReader(out))
-		if err != nil {
-			err = fmt.Errorf("parsing output of `zpool %s`: %w", strings.Join(args, " "), err)
-		}
+		err = parse.WithSource(err, runner.CommandLine("zpool", args...))
 	}
 	c.record(SourceVdevList, err)
 	return rows, err

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zpool-exporter/zpool_exporter/internal/parse"
 	"github.com/zpool-exporter/zpool_exporter/internal/sample"
-	"github.com/zpool-exporter/zpool_exporter/internal/zfs/zpool"
 )
 
 const (
@@ -134,7 +134,8 @@ func TestVdevListFailures(t *testing.T) {
 
 	client = New(Config{Runner: answers{listHp: "tank\t1000\n"}}, slog.New(slog.DiscardHandler))
 	_, err := client.VdevList(context.Background())
-	if !errors.Is(err, zpool.ErrList) || !strings.Contains(err.Error(), "`zpool list -v -Hp`") || !strings.Contains(err.Error(), "line 1") {
-		t.Errorf("err %v, want one naming the command and the line", err)
+	var pe *parse.Error
+	if !errors.Is(err, parse.ErrUnexpected) || !errors.As(err, &pe) || pe.Source != listHp || pe.Line != 1 || !strings.HasPrefix(err.Error(), listHp+": line 1: ") {
+		t.Errorf("err %v, want a parse error naming the command and the line", err)
 	}
 }

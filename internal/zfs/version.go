@@ -3,9 +3,9 @@ package zfs
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strings"
 
+	"github.com/zpool-exporter/zpool_exporter/internal/parse"
 	"github.com/zpool-exporter/zpool_exporter/internal/runner"
 	"github.com/zpool-exporter/zpool_exporter/internal/zfs/zpool"
 )
@@ -52,9 +52,7 @@ func (c *Client) Version(ctx context.Context) (Version, error) {
 	var v Version
 	if err == nil {
 		v.Userland, v.Kernel, err = zpool.ParseVersion(out)
-		if err != nil {
-			err = fmt.Errorf("parsing output of `zpool version`: %w", err)
-		}
+		err = parse.WithSource(err, "zpool version")
 	}
 	c.record(SourceVersion, err)
 	return v, err

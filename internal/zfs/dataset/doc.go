@@ -4,5 +4,6 @@
 //
 // It is a parser only: which command runs, and with which properties,
 // is the client's choice (package zfs), as the capabilities of the zfs at
-// hand allow.
+// hand allow. Output it cannot read gives a parse error (package parse)
+// naming its line; a failed read is returned as the reader's error.
 package dataset

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/zpool-exporter/zpool_exporter/internal/parse"
 	"github.com/zpool-exporter/zpool_exporter/internal/sample"
 )
 
@@ -75,7 +76,7 @@ func TestFuzzSeeds(t *testing.T) {
 	sample.CheckSeeds(t, map[string]func(testing.TB) [][]byte{"FuzzParse": seeds, "FuzzParseJSON": jsonSeeds})
 }
 
-// Whatever zfs prints, the parsers return an ErrParse or datasets that
+// Whatever zfs prints, the parsers return a parse error or datasets that
 // each have a name and a value for every property.
 func FuzzParse(f *testing.F) {
 	for _, s := range seeds(f) {
@@ -83,14 +84,14 @@ func FuzzParse(f *testing.F) {
 	}
 	properties := []string{"name", "type", "used", "available", "referenced", "quota", "compressratio", "origin", "mountpoint"}
 	f.Fuzz(func(t *testing.T, in []byte) {
-		for parser, parse := range map[string]func() (*List, error){
+		for parser, read := range map[string]func() (*List, error){
 			"list": func() (*List, error) { return ParseList(bytes.NewReader(in), properties) },
 			"get":  func() (*List, error) { return ParseGet(bytes.NewReader(in), properties[1:]) },
 		} {
-			l, err := parse()
+			l, err := read()
 			if err != nil {
-				if !errors.Is(err, ErrParse) {
-					t.Fatalf("%s: error %v is not ErrParse", parser, err)
+				if !errors.Is(err, parse.ErrUnexpected) {
+					t.Fatalf("%s: error %v is not a parse error", parser, err)
 				}
 				continue
 			}
@@ -108,7 +109,7 @@ func FuzzParse(f *testing.F) {
 	})
 }
 
-// Whatever zfs prints as JSON, ParseJSON returns an ErrParse, or datasets
+// Whatever zfs prints as JSON, ParseJSON returns a parse error, or datasets
 // that each have a name and a value for every property, of a document
 // encoding/json finds valid, and the same datasets when the document is
 // indented otherwise.
@@ -121,8 +122,8 @@ func FuzzParseJSON(f *testing.F) {
 	f.Fuzz(func(t *testing.T, in []byte) {
 		l, err := ParseJSON(bytes.NewReader(in), properties)
 		if err != nil {
-			if !errors.Is(err, ErrParse) {
-				t.Fatalf("error %v is not ErrParse", err)
+			if !errors.Is(err, parse.ErrUnexpected) {
+				t.Fatalf("error %v is not a parse error", err)
 			}
 			return
 		}

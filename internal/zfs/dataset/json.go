@@ -6,6 +6,8 @@ import (
 	"io"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/zpool-exporter/zpool_exporter/internal/parse"
 )
 
 // ParseJSON reads `zfs list -j --json-int -o PROPERTIES` (OpenZFS 2.3+)
@@ -25,11 +27,11 @@ import (
 // list -H` without -p.
 func ParseJSON(r io.Reader, properties []string) (*List, error) {
 	if len(properties) == 0 || properties[0] != "name" {
-		return nil, fmt.Errorf("%w: the first property must be name, not %q", ErrParse, properties)
+		return nil, errNameFirst(properties)
 	}
 	text, err := readAll(r)
 	if err != nil {
-		return nil, fmt.Errorf("%w: after byte %d: %v", ErrParse, len(text), err)
+		return nil, fmt.Errorf("after byte %d: %w", len(text), err)
 	}
 	p := jsonList{
 		text:   text,
@@ -109,9 +111,9 @@ func (p *jsonList) document() error {
 	}
 	switch {
 	case p.commandAt < 0:
-		return fmt.Errorf("%w: no output_version.command: not the output of zfs list -j", ErrParse)
+		return parse.Errorf(0, "no output_version.command: not the output of zfs list -j")
 	case p.command != "zfs list":
-		return fmt.Errorf("%w: at byte %d: output_version.command is %q, not \"zfs list\"", ErrParse, p.commandAt, p.command)
+		return parse.Errorf(p.lineAt(p.commandAt), "at byte %d: output_version.command is %q, not \"zfs list\"", p.commandAt, p.command)
 	}
 	return nil
 }
@@ -566,8 +568,9 @@ func (p *jsonList) found() string {
 	return fmt.Sprintf("%q", rest)
 }
 
-// errorf returns an ErrParse that says where the walk is: the byte, and
-// the dataset and property it is in.
+// errorf returns a parse error that says where the walk is: the line and
+// the byte (zfs prints its JSON on one line), and the dataset and property
+// it is in.
 func (p *jsonList) errorf(format string, args ...any) error {
 	where := fmt.Sprintf("at byte %d", p.pos)
 	if p.dataset != "" {
@@ -576,5 +579,10 @@ func (p *jsonList) errorf(format string, args ...any) error {
 	if p.property != "" {
 		where += fmt.Sprintf(", property %q", p.property)
 	}
-	return fmt.Errorf("%w: %s: %s", ErrParse, where, fmt.Sprintf(format, args...))
+	return parse.Errorf(p.lineAt(p.pos), "%s: %s", where, fmt.Sprintf(format, args...))
+}
+
+// lineAt is the number of the line of the byte at offset, from 1.
+func (p *jsonList) lineAt(offset int) int {
+	return 1 + strings.Count(p.text[:min(offset, len(p.text))], "\n")
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/zpool-exporter/zpool_exporter/internal/parse"
 	"github.com/zpool-exporter/zpool_exporter/internal/sample"
 	"github.com/zpool-exporter/zpool_exporter/internal/zfs/zpool"
 )
@@ -285,8 +286,8 @@ func TestParseJSONRefuses(t *testing.T) {
 				props = properties[1:]
 			}
 			_, err := ParseJSON(strings.NewReader(tc.in), props)
-			if !errors.Is(err, ErrParse) || !strings.Contains(err.Error(), tc.says) {
-				t.Errorf("error %v, want an ErrParse that says %s", err, tc.says)
+			if err == nil || errors.Is(err, parse.ErrUnexpected) == (tc.name == "the first property not name") || !strings.Contains(err.Error(), tc.says) {
+				t.Errorf("error %v, want a parse error that says %s, or for the first property the caller's error", err, tc.says)
 			}
 		})
 	}
@@ -308,25 +309,28 @@ func TestParseJSONTruncated(t *testing.T) {
 			n += 100
 		}
 		_, err := ParseJSON(bytes.NewReader(whole[:min(n, len(whole)-1)]), properties)
-		if !errors.Is(err, ErrParse) || !strings.Contains(err.Error(), "end of the output") {
+		if !errors.Is(err, parse.ErrUnexpected) || !strings.Contains(err.Error(), "end of the output") {
 			t.Fatalf("cut after %d bytes of %d: error %v", n, len(whole), err)
 		}
 	}
 }
 
-// A failing read is an ErrParse too, and no datasets.
+// A failing read gives the reader's error, which is no parse error, and
+// no datasets.
 func TestParseJSONReadError(t *testing.T) {
 	r := errReader{data: listJSON(datasetJSON("tank", "used", "1"))}
-	if l, err := ParseJSON(&r, []string{"name", "used"}); !errors.Is(err, ErrParse) || l != nil {
-		t.Errorf("got %v, %v; want an ErrParse", l, err)
+	if l, err := ParseJSON(&r, []string{"name", "used"}); !errors.Is(err, errBrokenPipe) || errors.Is(err, parse.ErrUnexpected) || l != nil {
+		t.Errorf("got %v, %v; want the reader's error", l, err)
 	}
 }
+
+var errBrokenPipe = errors.New("broken pipe")
 
 type errReader struct{ data string }
 
 func (r *errReader) Read(p []byte) (int, error) {
 	if r.data == "" {
-		return 0, errors.New("broken pipe")
+		return 0, errBrokenPipe
 	}
 	n := copy(p, r.data)
 	r.data = r.data[n:]

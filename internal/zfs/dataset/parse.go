@@ -1,15 +1,12 @@
 package dataset
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"strings"
-)
 
-// ErrParse is wrapped by every error of a parser here, beside the line it
-// is about.
-var ErrParse = errors.New("cannot parse zfs output")
+	"github.com/zpool-exporter/zpool_exporter/internal/parse"
+)
 
 // ParseList reads `zfs list -H -o PROPERTIES`: a line a dataset, its
 // values separated by tabs in the order of properties, whose first must be
@@ -21,7 +18,7 @@ var ErrParse = errors.New("cannot parse zfs output")
 // dataset is an error, as it reads like one cut short.
 func ParseList(r io.Reader, properties []string) (*List, error) {
 	if len(properties) == 0 || properties[0] != "name" {
-		return nil, fmt.Errorf("%w: the first property must be name, not %q", ErrParse, properties)
+		return nil, errNameFirst(properties)
 	}
 	l := &List{Properties: properties[1:]}
 	last := len(l.Properties) - 1
@@ -32,10 +29,10 @@ func ParseList(r io.Reader, properties []string) (*List, error) {
 			return nil
 		}
 		if len(fields) != len(properties) {
-			return fmt.Errorf("%w: line %d: %d fields, want %d (%s): %q", ErrParse, lineNo, len(fields), len(properties), strings.Join(properties, ","), line)
+			return parse.Errorf(lineNo, "%d fields, want %d (%s): %q", len(fields), len(properties), strings.Join(properties, ","), line)
 		}
 		if fields[0] == "" {
-			return fmt.Errorf("%w: line %d: no dataset name: %q", ErrParse, lineNo, line)
+			return parse.Errorf(lineNo, "no dataset name: %q", line)
 		}
 		l.Datasets = append(l.Datasets, Dataset{Name: fields[0], Values: fields[1:]})
 		return nil
@@ -64,11 +61,11 @@ func ParseGet(r io.Reader, properties []string) (*List, error) {
 			return nil
 		}
 		if !ok1 || !ok2 || name == "" {
-			return fmt.Errorf("%w: line %d: want a name, a property and a value separated by tabs: %q", ErrParse, lineNo, line)
+			return parse.Errorf(lineNo, "want a name, a property and a value separated by tabs: %q", line)
 		}
 		i, ok := column[property]
 		if !ok {
-			return fmt.Errorf("%w: line %d: property %q was not asked for", ErrParse, lineNo, property)
+			return parse.Errorf(lineNo, "property %q was not asked for", property)
 		}
 		n := len(l.Datasets)
 		if n == 0 || l.Datasets[n-1].Name != name {
@@ -82,6 +79,12 @@ func ParseGet(r io.Reader, properties []string) (*List, error) {
 	return l, err
 }
 
+// errNameFirst refuses properties that do not start with "name": the
+// caller's mistake, not output a parser could not read.
+func errNameFirst(properties []string) error {
+	return fmt.Errorf("the first property must be name, not %q", properties)
+}
+
 // mayHoldNewline tells the properties whose values may go on over lines
 // of text: a mountpoint is any path.
 func mayHoldNewline(property string) bool {
@@ -91,7 +94,9 @@ func mayHoldNewline(property string) bool {
 // eachLine calls fn with each line that is not blank, numbered from 1,
 // its trailing "\r" trimmed. The output is read whole into one string, of
 // which lines and the values cut from them are substrings: a listing of
-// 10,000 datasets is some 300,000 lines of zfs get.
+// 10,000 datasets is some 300,000 lines of zfs get. A failed read is
+// returned after the lines read before it, as the reader's error, not a
+// parse error.
 func eachLine(r io.Reader, fn func(lineNo int, line string) error) error {
 	text, err := readAll(r)
 	lineNo := 0
@@ -106,7 +111,7 @@ func eachLine(r io.Reader, fn func(lineNo int, line string) error) error {
 		}
 	}
 	if err != nil {
-		return fmt.Errorf("%w: after line %d: %v", ErrParse, lineNo, err)
+		return fmt.Errorf("after line %d: %w", lineNo, err)
 	}
 	return nil
 }

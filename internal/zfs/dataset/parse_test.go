@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/zpool-exporter/zpool_exporter/internal/parse"
 	"github.com/zpool-exporter/zpool_exporter/internal/sample"
 	"github.com/zpool-exporter/zpool_exporter/internal/zfs/zpool"
 )
@@ -144,7 +145,7 @@ func TestParseMountpointOverLines(t *testing.T) {
 	if err != nil || !reflect.DeepEqual(l, want) {
 		t.Errorf("get: %+v, %v\nwant %+v", l, err, want)
 	}
-	for name, parse := range map[string]func() error{
+	for name, read := range map[string]func() error{
 		// A line with tabs reads like a dataset cut short.
 		"list, a line cut short": func() error {
 			_, err := ParseList(strings.NewReader("tank\t1\t/tank\ntank/cut\t2\n"), []string{"name", "used", "mountpoint"})
@@ -156,43 +157,58 @@ func TestParseMountpointOverLines(t *testing.T) {
 			return err
 		},
 	} {
-		if err := parse(); !errors.Is(err, ErrParse) {
-			t.Errorf("%s: %v, want ErrParse", name, err)
+		if err := read(); !errors.Is(err, parse.ErrUnexpected) {
+			t.Errorf("%s: %v, want a parse error", name, err)
 		}
 	}
 }
 
-// Malformed output is refused with the line it is on.
+// Malformed output is refused with a parse error at the line it is on.
 func TestParseRefuses(t *testing.T) {
-	for name, parse := range map[string]func() error{
-		"list, a field short": func() error {
+	for _, tc := range []struct {
+		name string
+		read func() error
+		line int
+	}{
+		{"list, a field short", func() error {
 			_, err := ParseList(strings.NewReader("tank\t1\t2\t-\nshort\t1\n"), []string{"name", "used", "available", "origin"})
 			return err
-		},
-		"list, no name": func() error {
+		}, 2},
+		{"list, no name", func() error {
 			_, err := ParseList(strings.NewReader("\t1\n"), []string{"name", "used"})
 			return err
-		},
-		"list, name not first": func() error {
-			_, err := ParseList(strings.NewReader("1\ttank\n"), []string{"used", "name"})
-			return err
-		},
-		"get, property not asked for": func() error {
+		}, 1},
+		{"get, property not asked for", func() error {
 			_, err := ParseGet(strings.NewReader("tank\tused\t1\ntank\tcreation\t2\n"), []string{"used"})
 			return err
-		},
-		"get, two fields": func() error {
-			_, err := ParseGet(strings.NewReader("tank\tused\n"), []string{"used"})
+		}, 2},
+		{"get, two fields", func() error {
+			_, err := ParseGet(strings.NewReader("\ntank\tused\n"), []string{"used"})
 			return err
-		},
+		}, 2},
 	} {
-		err := parse()
-		if !errors.Is(err, ErrParse) {
-			t.Errorf("%s: error %v, want ErrParse", name, err)
+		err := tc.read()
+		var pe *parse.Error
+		if !errors.Is(err, parse.ErrUnexpected) || !errors.As(err, &pe) || pe.Line != tc.line {
+			t.Errorf("%s: error %v, want a parse error at line %d", tc.name, err, tc.line)
 		}
-		if strings.HasPrefix(name, "list, a field") && !strings.Contains(err.Error(), "line 2") {
-			t.Errorf("%s: %v does not name line 2", name, err)
-		}
+	}
+}
+
+// Properties that do not start with name are the caller's mistake, and
+// the read of a reader that fails is the reader's error: neither is a
+// parse error.
+func TestParseOtherErrors(t *testing.T) {
+	if _, err := ParseList(strings.NewReader("1\ttank\n"), []string{"used", "name"}); err == nil || errors.Is(err, parse.ErrUnexpected) {
+		t.Errorf("name not first: %v, want an error that is not a parse error", err)
+	}
+	r := errReader{data: "tank\tused\t1\n"}
+	l, err := ParseGet(&r, []string{"used"})
+	if !errors.Is(err, errBrokenPipe) || errors.Is(err, parse.ErrUnexpected) || err.Error() != "after line 1: broken pipe" {
+		t.Errorf("failed read: %v, want the reader's error after line 1", err)
+	}
+	if l == nil || len(l.Datasets) != 1 {
+		t.Errorf("failed read: %+v, want the dataset read before it", l)
 	}
 }
 

@@ -17,7 +17,9 @@
 // ARCFromSysctl build one ARC from each source, and so on.
 //
 // The parsers are pure: they read an io.Reader and return typed values, with
-// no exec, no files and no metrics. Durations read from the kernel are
+// no exec, no files and no metrics. Output they cannot read gives a parse
+// error (package parse) naming its line; a failed read, or a line past
+// their bound, is returned as it is. Durations read from the kernel are
 // time.Duration (Linux and FreeBSD print nanoseconds; illumos prints seconds
 // with nine decimals, which convert exactly).
 package kstat

@@ -126,6 +126,7 @@ func TestSysctlErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%q: error %v, want %q", in, err, want)
 		}
+		checkParseErrorAt(t, err, want)
 	}
 	stats, err := ParseSysctl(strings.NewReader("vfs.zfs.trim.enabled: 1\nkern.hostname:\n"))
 	if err != nil || len(stats) != 2 || stats[1].Value != "" || stats[1].Numeric {

@@ -1,10 +1,13 @@
 package kstat
 
 import (
+	"errors"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/zpool-exporter/zpool_exporter/internal/parse"
 )
 
 func TestParseKstatPFixture(t *testing.T) {
@@ -159,9 +162,10 @@ func TestIllumosErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: error %v, want %q", tc.name, err, tc.want)
 		}
+		checkParseErrorAt(t, err, tc.want)
 	}
 	k := &Kstat{Module: "zfs", Name: "tank", Stats: []Stat{newStat("zfs", 0, "tank", "wtime", "-1.5")}}
-	if _, err := IOFromKstat(k); err == nil || !strings.Contains(err.Error(), `zfs:0:tank: cannot parse wtime "-1.5"`) {
+	if _, err := IOFromKstat(k); !errors.Is(err, parse.ErrUnexpected) || !strings.Contains(err.Error(), `zfs:0:tank: cannot parse wtime "-1.5"`) {
 		t.Errorf("negative wtime: error %v", err)
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/zpool-exporter/zpool_exporter/internal/parse"
 )
 
 // IO is a KSTAT_TYPE_IO kstat: the pool-wide I/O counters that Linux
@@ -55,18 +57,18 @@ func ParseIO(r io.Reader) (*IO, error) {
 			}
 			columns = strings.Fields(line)
 			if !slices.Contains(columns, "nread") {
-				return nil, fmt.Errorf("line %d: want the column names of an I/O kstat (nread nwritten ...), got %q", lineNo, line)
+				return nil, parse.Errorf(lineNo, "want the column names of an I/O kstat (nread nwritten ...), got %q", line)
 			}
 		case counters != nil:
-			return nil, fmt.Errorf("line %d: an I/O kstat has one row, found another: %q", lineNo, line)
+			return nil, parse.Errorf(lineNo, "an I/O kstat has one row, found another: %q", line)
 		default:
 			if counters, err = parseIORow(columns, strings.Fields(line)); err != nil {
-				return nil, fmt.Errorf("line %d: %w", lineNo, err)
+				return nil, parse.AtLine(lineNo, err)
 			}
 		}
 	}
 	if counters == nil {
-		return nil, fmt.Errorf("line %d: no row of I/O counters", len(lines)+1)
+		return nil, parse.Errorf(len(lines)+1, "no row of I/O counters")
 	}
 	return counters, nil
 }

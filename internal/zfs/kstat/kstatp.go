@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/zpool-exporter/zpool_exporter/internal/parse"
 )
 
 // Stat is one statistic printed by illumos or Solaris kstat(1M).
@@ -47,11 +49,11 @@ func ParseKstatP(r io.Reader) ([]Stat, error) {
 		key, value := splitKstatP(line)
 		module, instance, name, statistic, ok := splitKstatKey(key)
 		if !ok {
-			return nil, fmt.Errorf("line %d: want module:instance:name:statistic, got %q", i+1, key)
+			return nil, parse.Errorf(i+1, "want module:instance:name:statistic, got %q", key)
 		}
 		n, err := strconv.Atoi(instance)
 		if err != nil {
-			return nil, fmt.Errorf("line %d: cannot parse instance %q", i+1, instance)
+			return nil, parse.Errorf(i+1, "cannot parse instance %q", instance)
 		}
 		stats = append(stats, newStat(module, n, name, statistic, value))
 	}
@@ -106,27 +108,27 @@ func ParseKstat(r io.Reader) ([]Stat, error) {
 		case strings.HasPrefix(line, "module:"):
 			module, instance, err := parseModuleLine(line)
 			if err != nil {
-				return nil, fmt.Errorf("line %d: %w", lineNo, err)
+				return nil, parse.AtLine(lineNo, err)
 			}
 			cur = &Stat{Module: module, Instance: instance}
 		case strings.HasPrefix(line, "name:"):
 			if cur == nil || cur.Name != "" {
-				return nil, fmt.Errorf("line %d: %q without a module line before it", lineNo, line)
+				return nil, parse.Errorf(lineNo, "%q without a module line before it", line)
 			}
 			name, class := parseNameLine(line)
 			if name == "" {
-				return nil, fmt.Errorf("line %d: no kstat name in %q", lineNo, line)
+				return nil, parse.Errorf(lineNo, "no kstat name in %q", line)
 			}
 			cur.Name = name
 			stats = append(stats, newStat(cur.Module, cur.Instance, name, "class", class))
 		default:
 			if cur == nil || cur.Name == "" {
-				return nil, fmt.Errorf("line %d: statistic %q outside a kstat", lineNo, trimmed)
+				return nil, parse.Errorf(lineNo, "statistic %q outside a kstat", trimmed)
 			}
 			statistic, value := splitKstatLine(trimmed)
 			if strings.Contains(statistic, ":") {
 				// kstat -p would print it as another name: not a statistic.
-				return nil, fmt.Errorf("line %d: statistic %q holds a colon", lineNo, statistic)
+				return nil, parse.Errorf(lineNo, "statistic %q holds a colon", statistic)
 			}
 			stats = append(stats, newStat(cur.Module, cur.Instance, cur.Name, statistic, value))
 		}
@@ -259,7 +261,7 @@ func IOFromKstat(k *Kstat) (IO, error) {
 		case "wtime", "wlentime", "wlastupdate", "rtime", "rlentime", "rlastupdate":
 			d, ok := parseSeconds(s.Value)
 			if !ok {
-				return IO{}, fmt.Errorf("%s:%d:%s: cannot parse %s %q", k.Module, k.Instance, k.Name, s.Statistic, s.Value)
+				return IO{}, parse.Errorf(0, "%s:%d:%s: cannot parse %s %q", k.Module, k.Instance, k.Name, s.Statistic, s.Value)
 			}
 			c.set(s.Statistic, 0, d)
 		default:

@@ -1,10 +1,13 @@
 package kstat
 
 import (
+	"errors"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/zpool-exporter/zpool_exporter/internal/parse"
 )
 
 func TestParseNamedArcstats(t *testing.T) {
@@ -257,6 +260,7 @@ func TestLinuxErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: error %v, want %q", tc.name, err, tc.want)
 		}
+		checkParseErrorAt(t, err, tc.want)
 	}
 }
 
@@ -281,7 +285,7 @@ func TestDatasetFromNamedWithoutName(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := DatasetFromNamed(n); err == nil {
-		t.Error("objset without dataset_name: no error")
+	if _, err := DatasetFromNamed(n); !errors.Is(err, parse.ErrUnexpected) {
+		t.Errorf("objset without dataset_name: error %v, want a parse error", err)
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/zpool-exporter/zpool_exporter/internal/parse"
 )
 
 // DataType is the type of one named kstat entry (KSTAT_DATA_*), the middle
@@ -96,19 +98,19 @@ func ParseNamed(r io.Reader) (*Named, error) {
 				continue
 			}
 			if !isNamedColumns(line) {
-				return nil, fmt.Errorf("line %d: want the %q column header of a named kstat, got %q", lineNo, "name type data", line)
+				return nil, parse.Errorf(lineNo, "want the %q column header of a named kstat, got %q", "name type data", line)
 			}
 			columns = true
 			continue
 		}
 		e, err := parseEntry(line)
 		if err != nil {
-			return nil, fmt.Errorf("line %d: %w", lineNo, err)
+			return nil, parse.AtLine(lineNo, err)
 		}
 		n.Entries = append(n.Entries, e)
 	}
 	if !columns && !empty {
-		return nil, fmt.Errorf("line %d: no %q column header: not a named kstat", len(lines)+1, "name type data")
+		return nil, parse.Errorf(len(lines)+1, "no %q column header: not a named kstat", "name type data")
 	}
 	return n, nil
 }

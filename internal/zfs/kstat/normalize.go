@@ -1,9 +1,10 @@
 package kstat
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/zpool-exporter/zpool_exporter/internal/parse"
 )
 
 // ARC is the ARC and L2ARC statistics (arcstats), one shape for Linux,
@@ -134,7 +135,7 @@ type Dataset struct {
 func DatasetFromNamed(n *Named) (Dataset, error) {
 	e, ok := n.Lookup("dataset_name")
 	if !ok || e.String == "" {
-		return Dataset{}, fmt.Errorf("objset kstat without a dataset_name")
+		return Dataset{}, parse.Errorf(0, "objset kstat without a dataset_name")
 	}
 	d := Dataset{Name: e.String, Pool: poolOf(e.String), Stats: n.Values()}
 	for _, e := range n.Entries {

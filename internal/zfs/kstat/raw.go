@@ -1,10 +1,11 @@
 package kstat
 
 import (
-	"fmt"
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/zpool-exporter/zpool_exporter/internal/parse"
 )
 
 // ParsePoolState reads /proc/spl/kstat/zfs/<pool>/state (OpenZFS 0.7.10
@@ -28,7 +29,7 @@ func ParsePoolGUID(r io.Reader) (uint64, error) {
 	}
 	guid, err := strconv.ParseUint(word, 10, 64)
 	if err != nil {
-		return 0, fmt.Errorf("line 1: cannot parse pool GUID %q", word)
+		return 0, parse.Errorf(1, "cannot parse pool GUID %q", word)
 	}
 	return guid, nil
 }
@@ -46,12 +47,12 @@ func singleWord(r io.Reader, what string) (string, error) {
 		case len(f) == 0:
 			continue
 		case len(f) > 1 || word != "":
-			return "", fmt.Errorf("line %d: want a single word for the %s, got %q", i+1, what, line)
+			return "", parse.Errorf(i+1, "want a single word for the %s, got %q", what, line)
 		}
 		word = f[0]
 	}
 	if word == "" {
-		return "", fmt.Errorf("line %d: no %s", len(lines)+1, what)
+		return "", parse.Errorf(len(lines)+1, "no %s", what)
 	}
 	return word, nil
 }
@@ -92,7 +93,7 @@ func ParseTable(r io.Reader) (*Table, error) {
 		t.Rows = append(t.Rows, splitRow(line, len(t.Columns)))
 	}
 	if t.Columns == nil {
-		return nil, fmt.Errorf("line %d: no column header", len(lines)+1)
+		return nil, parse.Errorf(len(lines)+1, "no column header")
 	}
 	return t, nil
 }

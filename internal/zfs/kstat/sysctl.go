@@ -1,9 +1,10 @@
 package kstat
 
 import (
-	"fmt"
 	"io"
 	"strings"
+
+	"github.com/zpool-exporter/zpool_exporter/internal/parse"
 )
 
 // SysctlStat is one FreeBSD sysctl as `sysctl NAME...` prints it,
@@ -41,7 +42,7 @@ func ParseSysctl(r io.Reader) ([]SysctlStat, error) {
 		name, value, ok := splitSysctl(line)
 		if !ok {
 			if len(stats) == 0 {
-				return nil, fmt.Errorf("line %d: want %q, got %q", i+1, "name: value", line)
+				return nil, parse.Errorf(i+1, "want %q, got %q", "name: value", line)
 			}
 			last := &stats[len(stats)-1]
 			if last.Value != "" {

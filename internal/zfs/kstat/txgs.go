@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/zpool-exporter/zpool_exporter/internal/parse"
 )
 
 // Txg is one row of a pool's transaction group history,
@@ -67,18 +69,18 @@ func ParseTxgs(r io.Reader) ([]Txg, error) {
 			}
 			columns = strings.Fields(line)
 			if columns[0] != "txg" {
-				return nil, fmt.Errorf("line %d: want the column names of a txg history (txg birth state ...), got %q", lineNo, line)
+				return nil, parse.Errorf(lineNo, "want the column names of a txg history (txg birth state ...), got %q", line)
 			}
 			continue
 		}
 		txg, err := parseTxg(columns, strings.Fields(line))
 		if err != nil {
-			return nil, fmt.Errorf("line %d: %w", lineNo, err)
+			return nil, parse.AtLine(lineNo, err)
 		}
 		txgs = append(txgs, txg)
 	}
 	if columns == nil {
-		return nil, fmt.Errorf("line %d: no column names: not a txg history", len(lines)+1)
+		return nil, parse.Errorf(len(lines)+1, "no column names: not a txg history")
 	}
 	return txgs, nil
 }

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+
+	"github.com/zpool-exporter/zpool_exporter/internal/parse"
 )
 
 // HistogramKind tells latency tables (-w) from request-size tables (-r).
@@ -149,15 +151,10 @@ func ParseHistogramColumns(r io.Reader, kind HistogramKind, keep func(column str
 	p := histogramParser{kind: kind, spec: spec, keep: keep}
 	err := readOutput(r).eachLine(func(lineNo int, line string) error {
 		p.lineNo = lineNo
-		if err := p.line(line); err != nil {
-			return fmt.Errorf("line %d: %w", lineNo, err)
-		}
-		return nil
+		return parse.AtLine(lineNo, p.line(line))
 	})
 	if err == nil {
-		if err = p.end(); err != nil {
-			err = fmt.Errorf("line %d: %w", p.lineNo+1, err)
-		}
+		err = parse.AtLine(p.lineNo+1, p.end())
 	}
 	if err != nil {
 		return nil, err

@@ -43,6 +43,7 @@ func FuzzParseHistograms(f *testing.F) {
 				if !strings.HasPrefix(err.Error(), "line ") {
 					t.Errorf("%s: error %q does not name its line", kind.describe(), err)
 				}
+				checkParseError(t, err)
 				continue
 			}
 			checkHistograms(t, kind, tables)

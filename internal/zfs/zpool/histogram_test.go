@@ -718,6 +718,7 @@ func TestParseHistogramsErrors(t *testing.T) {
 			if !strings.HasPrefix(err.Error(), tc.err) {
 				t.Errorf("error\n\t%q\nwant it to start with\n\t%q", err, tc.err)
 			}
+			checkParseErrorAt(t, err, tc.err)
 		})
 	}
 }

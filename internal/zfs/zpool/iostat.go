@@ -10,10 +10,13 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/zpool-exporter/zpool_exporter/internal/parse"
 )
 
-// ErrIostatHistogram is returned (wrapped, with the line number) for the
-// output of `zpool iostat -w` or `-r`: histograms are a different table.
+// ErrIostatHistogram is wrapped by the parse error of the line where the
+// output of `zpool iostat -w` or `-r` shows itself: histograms are a
+// different table, which ParseHistograms reads.
 var ErrIostatHistogram = errors.New("histogram output (-w/-r) is not supported by ParseIostat")
 
 // maxIostatLine bounds one line; -l -q rows are a few hundred bytes.
@@ -150,7 +153,7 @@ func (s *IostatScanner) Scan() bool {
 		}
 		s.line++
 		if err := s.parseLine(s.lines.Text()); err != nil {
-			s.err = fmt.Errorf("line %d: %w", s.line, err)
+			s.err = parse.AtLine(s.line, err)
 		}
 	}
 	s.report, s.ready = s.ready[0], s.ready[1:]
@@ -161,6 +164,7 @@ func (s *IostatScanner) Scan() bool {
 func (s *IostatScanner) Report() IostatReport { return s.report }
 
 // Err returns the first error met, naming its line; nil at a clean end.
+// It is a parse error unless the reader failed.
 func (s *IostatScanner) Err() error { return s.err }
 
 func (s *IostatScanner) parseLine(raw string) error {

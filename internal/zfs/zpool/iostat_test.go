@@ -419,6 +419,7 @@ func TestParseIostatErrors(t *testing.T) {
 			if err == nil || !strings.HasPrefix(err.Error(), tc.want) || reports != nil {
 				t.Errorf("got %d reports, error %v; want error %q", len(reports), err, tc.want)
 			}
+			checkParseErrorAt(t, err, tc.want)
 		})
 	}
 }
@@ -631,6 +632,7 @@ func FuzzParseIostat(f *testing.F) {
 			if !strings.HasPrefix(err.Error(), "line ") {
 				t.Fatalf("error %q does not name its line", err)
 			}
+			checkParseError(t, err)
 			return
 		}
 		for _, r := range reports {

@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/zpool-exporter/zpool_exporter/internal/parse"
 )
 
 // jsonObject is a decoded JSON object that keeps its members in order:
@@ -64,7 +66,7 @@ func (o *jsonObject) object(key string) (*jsonObject, error) {
 	}
 	obj, ok := m.value.(*jsonObject)
 	if !ok {
-		return nil, fmt.Errorf("line %d: %s is not an object", m.line, key)
+		return nil, parse.Errorf(m.line, "%s is not an object", key)
 	}
 	return obj, nil
 }
@@ -96,10 +98,10 @@ func decodeOrderedJSON(text string) (*jsonObject, error) {
 	}
 	obj, ok := v.(*jsonObject)
 	if !ok {
-		return nil, fmt.Errorf("line 1: JSON output is not an object")
+		return nil, parse.Errorf(1, "JSON output is not an object")
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		return nil, fmt.Errorf("line %d: unexpected data after the JSON document", lines.line(dec.InputOffset()))
+		return nil, parse.Errorf(lines.line(dec.InputOffset()), "unexpected data after the JSON document")
 	}
 	return obj, nil
 }
@@ -118,7 +120,7 @@ func (d orderedDecoder) wrap(err error) error {
 	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 		err = errors.New("unexpected end of JSON input")
 	}
-	return fmt.Errorf("line %d: %w", d.lines.line(offset), err)
+	return parse.AtLine(d.lines.line(offset), err)
 }
 
 func (d orderedDecoder) value() (any, error) {

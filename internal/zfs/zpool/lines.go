@@ -35,7 +35,7 @@ func (o output) lines() int {
 // bufio.Scanner splits lines but with every trailing "\r" trimmed, until
 // fn returns an error. It returns that error, or else a line of
 // maxLineBytes or more or the read error after its line number, as the
-// scanner did.
+// scanner did: those two are the reader's errors, not parse errors.
 func (o output) eachLine(fn func(lineNo int, line string) error) error {
 	lineNo := 0
 	for line := range strings.Lines(o.text) {

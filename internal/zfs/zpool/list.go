@@ -1,17 +1,14 @@
 package zpool
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"math"
 	"strconv"
 	"strings"
-)
 
-// ErrList is wrapped by every error of ParseListVerbose, beside the
-// number of the line it could not read.
-var ErrList = errors.New("cannot read zpool list output")
+	"github.com/zpool-exporter/zpool_exporter/internal/parse"
+)
 
 // ListRow is one row of `zpool list -v`: a pool's own row, or one of its
 // vdevs'. A figure is nil where zpool printed "-" or has no such column.
@@ -73,15 +70,9 @@ type ListRow struct {
 func ParseListVerbose(r io.Reader) ([]ListRow, error) {
 	var p listParser
 	err := readOutput(r).eachLine(func(lineNo int, line string) error {
-		if err := p.line(line); err != nil {
-			return fmt.Errorf("%w: line %d: %w", ErrList, lineNo, err)
-		}
-		return nil
+		return parse.AtLine(lineNo, p.line(line))
 	})
 	if err != nil {
-		if !errors.Is(err, ErrList) {
-			err = fmt.Errorf("%w: %w", ErrList, err) // a line too long, a read error
-		}
 		return nil, err
 	}
 	return p.rows, nil
@@ -306,10 +297,10 @@ func (r *ListRow) set(column, value string) error {
 	return err
 }
 
-// listFigure reads a figure with parse: nil for "-", an error for what is
+// listFigure reads a figure with read: nil for "-", an error for what is
 // not a finite number of zero or more.
-func listFigure(value string, parse func(string) (float64, bool, error)) (*float64, error) {
-	v, ok, err := parse(value)
+func listFigure(value string, read func(string) (float64, bool, error)) (*float64, error) {
+	v, ok, err := read(value)
 	switch {
 	case err != nil:
 		return nil, err

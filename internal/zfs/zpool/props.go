@@ -5,6 +5,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/zpool-exporter/zpool_exporter/internal/parse"
 )
 
 // ParseGet reads `zpool get` output: the scripted form (-H, tab-separated
@@ -46,7 +48,7 @@ func ParseGetFunc(r io.Reader, keep func(property string) bool) ([]Property, err
 		}
 		p, err := parseGetRow(line, columns)
 		if err != nil {
-			return fmt.Errorf("line %d: %w", lineNo, err)
+			return parse.AtLine(lineNo, err)
 		}
 		sawRow = true
 		if keep != nil && !keep(p.Property) {
@@ -150,7 +152,7 @@ func ParseList(r io.Reader, columns []string) ([]map[string]string, error) {
 			}
 		}
 		if len(fields) != len(columns) {
-			return fmt.Errorf("line %d: %d fields, want %d (%s)", lineNo, len(fields), len(columns), strings.Join(columns, ","))
+			return parse.Errorf(lineNo, "%d fields, want %d (%s)", len(fields), len(columns), strings.Join(columns, ","))
 		}
 		rows = append(rows, zipRow(columns, fields))
 		return nil
@@ -214,7 +216,7 @@ func ParseListTable(r io.Reader) ([]map[string]string, error) {
 		if columns == nil {
 			columns = listTableColumns(line)
 			if columns == nil {
-				return fmt.Errorf("line %d: want a header starting with NAME, got %q", lineNo, line)
+				return parse.Errorf(lineNo, "want a header starting with NAME, got %q", line)
 			}
 			return nil
 		}
@@ -226,7 +228,7 @@ func ParseListTable(r io.Reader) ([]map[string]string, error) {
 			if isClassRow(fields) {
 				return nil
 			}
-			return fmt.Errorf("line %d: %d fields, want %d (%s)", lineNo, len(fields), len(columns), strings.Join(columns, ","))
+			return parse.Errorf(lineNo, "%d fields, want %d (%s)", len(fields), len(columns), strings.Join(columns, ","))
 		}
 		rows = append(rows, zipRow(columns, fields))
 		return nil
@@ -270,7 +272,7 @@ func ParseRatio(s string) (v float64, ok bool, err error) {
 	}
 	f, err := parseDecimal(s)
 	if err != nil {
-		return 0, false, fmt.Errorf("invalid ratio %q", s)
+		return 0, false, parse.Errorf(0, "invalid ratio %q", s)
 	}
 	return f * scale, true, nil
 }
@@ -284,7 +286,7 @@ func ParsePercent(s string) (v float64, ok bool, err error) {
 	}
 	f, err := parseDecimal(strings.TrimSuffix(s, "%"))
 	if err != nil {
-		return 0, false, fmt.Errorf("invalid percentage %q", s)
+		return 0, false, parse.Errorf(0, "invalid percentage %q", s)
 	}
 	return f / 100, true, nil
 }

@@ -342,13 +342,17 @@ func TestParseGetFunc(t *testing.T) {
 }
 
 func TestParseErrorsNameTheLine(t *testing.T) {
-	if _, err := ParseGet(strings.NewReader("tank\tsize\t1G\t-\ntank size\n")); err == nil || !strings.HasPrefix(err.Error(), "line 2: ") {
+	_, err := ParseGet(strings.NewReader("tank\tsize\t1G\t-\ntank size\n"))
+	if err == nil || !strings.HasPrefix(err.Error(), "line 2: ") {
 		t.Errorf("ParseGet: %v, want a line 2 error", err)
 	}
+	checkParseErrorAt(t, err, "line 2:")
 	in := "tank\t1G\t1M\t1G\t-\t-\t0\t0\t1.00\tONLINE\t-\nr10\t1G\t1M\n"
-	if _, err := ParseList(strings.NewReader(in), defaultListColumns); err == nil || err.Error() != "line 2: 3 fields, want 11 (name,size,allocated,free,checkpoint,expandsize,fragmentation,capacity,dedupratio,health,altroot)" {
+	_, err = ParseList(strings.NewReader(in), defaultListColumns)
+	if err == nil || err.Error() != "line 2: 3 fields, want 11 (name,size,allocated,free,checkpoint,expandsize,fragmentation,capacity,dedupratio,health,altroot)" {
 		t.Errorf("ParseList: %v", err)
 	}
+	checkParseErrorAt(t, err, "line 2:")
 	if _, err := ParseListTable(strings.NewReader("NAME SIZE HEALTH\ntank 1G\n")); err == nil || !strings.HasPrefix(err.Error(), "line 2: 2 fields, want 3") {
 		t.Errorf("ParseListTable: %v", err)
 	}
@@ -439,6 +443,7 @@ func FuzzParseGet(f *testing.F) {
 		if err != nil && props != nil {
 			t.Fatalf("error %v with %d properties", err, len(props))
 		}
+		checkParseError(t, err)
 		for _, p := range props {
 			if p.Name == "" || p.Property == "" {
 				t.Fatalf("property without a name: %+v", p)
@@ -456,6 +461,7 @@ func FuzzParseList(f *testing.F) {
 			if err != nil && rows != nil {
 				t.Fatalf("error %v with %d rows", err, len(rows))
 			}
+			checkParseError(t, err)
 			for _, r := range rows {
 				if len(r) != len(cols) {
 					t.Fatalf("row %v: want the %d columns %v", r, len(cols), cols)
@@ -466,6 +472,7 @@ func FuzzParseList(f *testing.F) {
 		if err != nil && rows != nil {
 			t.Fatalf("table: error %v with %d rows", err, len(rows))
 		}
+		checkParseError(t, err)
 	})
 }
 

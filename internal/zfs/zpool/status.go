@@ -1,12 +1,13 @@
 package zpool
 
 import (
-	"fmt"
 	"io"
 	"regexp"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/zpool-exporter/zpool_exporter/internal/parse"
 )
 
 // ParseStatus reads the text output of `zpool status`, as every generation
@@ -116,7 +117,7 @@ func (p *statusParser) clean(s string) string {
 }
 
 func (p *statusParser) errorf(format string, args ...any) error {
-	return fmt.Errorf("line %d: "+format, append([]any{p.lineNo}, args...)...)
+	return parse.Errorf(p.lineNo, format, args...)
 }
 
 // warnf notes a line that was skipped while the rest of the pool was read.
@@ -173,13 +174,13 @@ func (p *statusParser) line(s string) error {
 	case inConfig:
 		t, err := newConfigTable(s, p.loc)
 		if err != nil {
-			return p.errorf("%v", err)
+			return parse.AtLine(p.lineNo, err)
 		}
 		p.table, p.sect = t, inTable
 		return nil
 	case inTable:
 		if err := p.table.row(s); err != nil {
-			return p.errorf("%v", err)
+			return parse.AtLine(p.lineNo, err)
 		}
 		if p.table.warning != nil {
 			p.warnf("%v", p.table.warning)
@@ -264,7 +265,7 @@ func (p *statusParser) headerLine(key, value string) error {
 		if err != nil {
 			// A scan worded in a way we do not know must not hide the
 			// pool's health: skip it and say so.
-			p.warnf("cannot parse %s: line %q: %v", key, value, err)
+			p.warnf("cannot parse %s: line %v", key, err)
 			p.sect = inSkipped
 			return nil
 		}
@@ -273,7 +274,7 @@ func (p *statusParser) headerLine(key, value string) error {
 	case "remove":
 		r, err := parseRemovalHeader(value, p.loc)
 		if err != nil {
-			p.warnf("cannot parse remove: line %q: %v", value, err)
+			p.warnf("cannot parse remove: line %v", err)
 			p.sect = inSkipped
 			return nil
 		}
@@ -281,7 +282,7 @@ func (p *statusParser) headerLine(key, value string) error {
 	case "expand":
 		e, err := parseExpansionHeader(value, p.loc)
 		if err != nil {
-			p.warnf("cannot parse expand: line %q: %v", value, err)
+			p.warnf("cannot parse expand: line %v", err)
 			p.sect = inSkipped
 			return nil
 		}
@@ -289,7 +290,7 @@ func (p *statusParser) headerLine(key, value string) error {
 	case "checkpoint":
 		c, err := parseCheckpoint(value, p.loc)
 		if err != nil {
-			p.warnf("cannot parse checkpoint: line %q: %v", value, err)
+			p.warnf("cannot parse checkpoint: line %v", err)
 			p.sect = inSkipped
 			return nil
 		}

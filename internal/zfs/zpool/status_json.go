@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/zpool-exporter/zpool_exporter/internal/parse"
 )
 
 // ParseStatusJSON reads the output of `zpool status -j` (OpenZFS 2.3+),
@@ -47,7 +49,7 @@ func ParseStatusJSON(r io.Reader) (*Status, error) {
 	for _, m := range pools.members {
 		o, ok := m.value.(*jsonObject)
 		if !ok {
-			return nil, fmt.Errorf("line %d: pool %q is not an object", m.line, m.key)
+			return nil, parse.Errorf(m.line, "pool %q is not an object", m.key)
 		}
 		p, err := poolFromJSON(m.key, m.line, o)
 		if err != nil {
@@ -128,7 +130,7 @@ func poolFromJSON(key string, line int, o *jsonObject) (*Pool, error) {
 		MessageID: f.str("msgid"),
 	}
 	if p.Name == "" {
-		return nil, fmt.Errorf("line %d: pool without a name", line)
+		return nil, parse.Errorf(line, "pool without a name")
 	}
 	p.DataErrors = f.num("error_count")
 	scanStats := f.object("scan_stats")
@@ -225,7 +227,7 @@ func scansFromJSON(pool, stats *jsonObject) ([]Scan, error) {
 	for _, m := range rebuilds.members {
 		o, ok := m.value.(*jsonObject)
 		if !ok {
-			return nil, fmt.Errorf("line %d: rebuild_stats %q is not an object", m.line, m.key)
+			return nil, parse.Errorf(m.line, "rebuild_stats %q is not an object", m.key)
 		}
 		s, err := rebuildFromJSON(m.key, o)
 		if err != nil {
@@ -478,12 +480,12 @@ func (b *vdevBuilder) tree(pool *jsonObject) (*Vdev, error) {
 		}
 		section, ok := m.value.(*jsonObject)
 		if !ok {
-			return nil, fmt.Errorf("line %d: %s is not an object", m.line, m.key)
+			return nil, parse.Errorf(m.line, "%s is not an object", m.key)
 		}
 		for _, vm := range section.members {
 			o, ok := vm.value.(*jsonObject)
 			if !ok {
-				return nil, fmt.Errorf("line %d: vdev %q is not an object", vm.line, vm.key)
+				return nil, parse.Errorf(vm.line, "vdev %q is not an object", vm.key)
 			}
 			var v *Vdev
 			if flat {
@@ -560,10 +562,10 @@ func checkLink(child, parent *Vdev, parentOf map[*Vdev]*Vdev) error {
 	depth := 0
 	for n := parent; n != nil; n = parentOf[n] {
 		if n == child {
-			return fmt.Errorf("vdev %q is its own ancestor", child.Name)
+			return parse.Errorf(0, "vdev %q is its own ancestor", child.Name)
 		}
 		if depth++; depth > maxVdevDepth {
-			return fmt.Errorf("vdev %q: tree deeper than %d levels", child.Name, maxVdevDepth)
+			return parse.Errorf(0, "vdev %q: tree deeper than %d levels", child.Name, maxVdevDepth)
 		}
 	}
 	return nil
@@ -576,7 +578,7 @@ const maxVdevDepth = 64
 // subtree reads a vdev and its nested children.
 func (b *vdevBuilder) subtree(key string, o *jsonObject, class string, depth int) (*Vdev, error) {
 	if depth > maxVdevDepth {
-		return nil, fmt.Errorf("vdev %q: tree deeper than %d levels", key, maxVdevDepth)
+		return nil, parse.Errorf(0, "vdev %q: tree deeper than %d levels", key, maxVdevDepth)
 	}
 	v, err := b.vdev(key, o, class)
 	if err != nil {
@@ -589,7 +591,7 @@ func (b *vdevBuilder) subtree(key string, o *jsonObject, class string, depth int
 	for _, m := range children.members {
 		co, ok := m.value.(*jsonObject)
 		if !ok {
-			return nil, fmt.Errorf("line %d: vdev %q is not an object", m.line, m.key)
+			return nil, parse.Errorf(m.line, "vdev %q is not an object", m.key)
 		}
 		c, err := b.subtree(m.key, co, v.Class, depth+1)
 		if err != nil {
@@ -822,7 +824,7 @@ func (f fieldReader) str(key string) string {
 
 func (f *fieldReader) fail(m jsonMember, what string, v any) {
 	if f.err == nil {
-		f.err = fmt.Errorf("line %d: cannot parse %s %q as %s", m.line, m.key, fmt.Sprint(v), what)
+		f.err = parse.Errorf(m.line, "cannot parse %s %q as %s", m.key, fmt.Sprint(v), what)
 	}
 }
 

@@ -430,6 +430,8 @@ func TestParseStatusJSONErrors(t *testing.T) {
 		if err == nil || st != nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: got %v, %v; want an error containing %q", tc.name, st, err, tc.want)
 		}
+		checkParseError(t, err)
+		checkParseErrorAt(t, err, tc.want)
 	}
 }
 
@@ -448,6 +450,7 @@ func FuzzParseStatusJSON(f *testing.F) {
 			t.Fatalf("got %v and error %v: want exactly one", st, err)
 		}
 		if err != nil {
+			checkParseError(t, err)
 			return
 		}
 		for _, p := range st.Pools {

@@ -1,7 +1,6 @@
 package zpool
 
 import (
-	"errors"
 	"fmt"
 	"iter"
 	"regexp"
@@ -53,17 +52,17 @@ var (
 
 // parseRemovalHeader reads the text after "remove:".
 func parseRemovalHeader(text string, loc *time.Location) (*Removal, error) {
-	text = collapseSpaces(text)
+	form := collapseSpaces(text)
 	for _, h := range removalHeaders {
-		if m := h.re.FindStringSubmatch(text); m != nil {
+		if m := h.re.FindStringSubmatch(form); m != nil {
 			r := &Removal{}
 			if err := h.fill(r, m, loc); err != nil {
-				return nil, err
+				return nil, headerError(text, err)
 			}
 			return r, nil
 		}
 	}
-	return nil, errors.New("unknown form")
+	return nil, headerError(text, errUnknownForm)
 }
 
 // continuation reads one continuation line of a remove: block.
@@ -99,16 +98,16 @@ var (
 
 // parseExpansionHeader reads the text after "expand:".
 func parseExpansionHeader(text string, loc *time.Location) (*Expansion, error) {
-	text = collapseSpaces(text)
-	if m := expansionRunning.FindStringSubmatch(text); m != nil {
+	form := collapseSpaces(text)
+	if m := expansionRunning.FindStringSubmatch(form); m != nil {
 		e := &Expansion{State: ScanScanning, Vdev: m[1]}
-		return e, setTime(&e.Start, m[2], loc)
+		return e, headerError(text, setTime(&e.Start, m[2], loc))
 	}
-	if m := expansionFinished.FindStringSubmatch(text); m != nil {
+	if m := expansionFinished.FindStringSubmatch(form); m != nil {
 		e := &Expansion{State: ScanFinished, Vdev: m[1]}
-		return e, fill(setSize(&e.Copied, m[2]), setDuration(&e.Duration, m[3]), setTime(&e.End, m[4], loc))
+		return e, headerError(text, fill(setSize(&e.Copied, m[2]), setDuration(&e.Duration, m[3]), setTime(&e.End, m[4], loc)))
 	}
-	return nil, errors.New("unknown form")
+	return nil, headerError(text, errUnknownForm)
 }
 
 // continuation reads the continuation line of a running expansion:
@@ -160,16 +159,16 @@ var (
 
 // parseCheckpoint reads the text after "checkpoint:".
 func parseCheckpoint(text string, loc *time.Location) (*Checkpoint, error) {
-	text = collapseSpaces(text)
-	if m := checkpointExists.FindStringSubmatch(text); m != nil {
+	form := collapseSpaces(text)
+	if m := checkpointExists.FindStringSubmatch(form); m != nil {
 		c := &Checkpoint{State: CheckpointExists}
-		return c, fill(setTime(&c.Created, m[1], loc), setSize(&c.Space, m[2]))
+		return c, headerError(text, fill(setTime(&c.Created, m[1], loc), setSize(&c.Space, m[2])))
 	}
-	if m := checkpointDiscarding.FindStringSubmatch(text); m != nil {
+	if m := checkpointDiscarding.FindStringSubmatch(form); m != nil {
 		c := &Checkpoint{State: CheckpointDiscarding}
-		return c, setSize(&c.Space, m[1])
+		return c, headerError(text, setSize(&c.Space, m[1]))
 	}
-	return nil, errors.New("unknown form")
+	return nil, headerError(text, errUnknownForm)
 }
 
 func setIndex(dst **int, s string) error {

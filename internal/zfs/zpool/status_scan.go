@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/zpool-exporter/zpool_exporter/internal/parse"
 )
 
 // A scan block is a "scan:" (or old " scrub:") header line, then for a
@@ -110,17 +112,32 @@ var scanHeaders = []scanMatch{
 
 // parseScanHeader reads the text after "scan:" or " scrub:".
 func parseScanHeader(text string, loc *time.Location) (Scan, error) {
-	text = collapseSpaces(text)
+	form := collapseSpaces(text)
 	for _, h := range scanHeaders {
-		if m := h.re.FindStringSubmatch(text); m != nil {
+		if m := h.re.FindStringSubmatch(form); m != nil {
 			var s Scan
 			if err := h.fill(&s, m, loc); err != nil {
-				return Scan{}, err
+				return Scan{}, headerError(text, err)
 			}
 			return s, nil
 		}
 	}
-	return Scan{}, errors.New("unknown form")
+	return Scan{}, headerError(text, errUnknownForm)
+}
+
+// errUnknownForm is why the text after a header (scan:, remove:, expand:,
+// checkpoint:) worded in none of the forms zpool is known to print is
+// skipped: a release that words it anew.
+var errUnknownForm = errors.New("unknown form")
+
+// headerError is the parse error of the text after a header, which it
+// quotes (clipped): the pool's warning adds only the header and the line
+// number. A nil err is no error.
+func headerError(text string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return parse.Errorf(0, "%q: %w", parse.Clip(text), err)
 }
 
 // Clauses of the continuation lines, split at ", ".

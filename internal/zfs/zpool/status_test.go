@@ -983,6 +983,7 @@ func TestParseStatusErrors(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("error %v, want %q", err, tc.want)
 			}
+			checkParseErrorAt(t, err, tc.want)
 			if st != nil {
 				t.Error("a result with an error")
 			}
@@ -1032,6 +1033,7 @@ func FuzzParseStatus(f *testing.F) {
 			if !strings.HasPrefix(err.Error(), "line ") {
 				t.Fatalf("error without a line number: %v", err)
 			}
+			checkParseError(t, err)
 			return
 		}
 		if err := checkStatusInvariants(st); err != nil {

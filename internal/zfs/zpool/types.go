@@ -5,6 +5,10 @@
 // Numbers that zpool may print in human-readable form ("1.94K") are
 // float64; optional figures are pointers, nil when zpool did not print them
 // (or printed "-"), so that callers export no series rather than a false 0.
+//
+// Output a parser cannot read gives a parse error (package parse) naming
+// its line, which the caller that ran zpool names the command line of; a
+// failed read, or a line past the parser's bound, is returned as it is.
 package zpool
 
 import "time"

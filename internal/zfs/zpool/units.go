@@ -1,9 +1,10 @@
 package zpool
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/zpool-exporter/zpool_exporter/internal/parse"
 )
 
 // ParseSize reads a byte or count figure as zpool prints it: exact ("1024"),
@@ -25,7 +26,7 @@ func ParseSize(s string) (v float64, ok bool, err error) {
 	case 'B', 'b':
 		s = s[:len(s)-1]
 		if s == "" {
-			return 0, false, fmt.Errorf("invalid size %q", "B")
+			return 0, false, parse.Errorf(0, "invalid size %q", "B")
 		}
 	}
 	if n := len(s); n > 0 {
@@ -38,7 +39,7 @@ func ParseSize(s string) (v float64, ok bool, err error) {
 	s = strings.Replace(s, ",", ".", 1)
 	f, err := strconv.ParseFloat(s, 64)
 	if err != nil {
-		return 0, false, fmt.Errorf("invalid size %q", s)
+		return 0, false, parse.Errorf(0, "invalid size %q", s)
 	}
 	return f * mult, true, nil
 }

@@ -3,9 +3,10 @@ package zpool
 import (
 	"bufio"
 	"bytes"
-	"errors"
 	"regexp"
 	"strings"
+
+	"github.com/zpool-exporter/zpool_exporter/internal/parse"
 )
 
 // releaseRE finds a release in a version string: "2.3.2-2~bpo12+2" ->
@@ -38,7 +39,7 @@ func ParseVersion(out []byte) (userland, kernel string, err error) {
 		}
 	}
 	if userland == "" && kernel == "" {
-		return "", "", errors.New("no zfs-VERSION line in the version output")
+		return "", "", parse.Errorf(0, "no zfs-VERSION line")
 	}
 	return userland, kernel, nil
 }

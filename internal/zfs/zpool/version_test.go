@@ -37,8 +37,10 @@ func FuzzParseVersion(f *testing.F) {
 		f.Add([]byte(in))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		if user, kernel, err := ParseVersion(b); err == nil && user == "" && kernel == "" {
+		user, kernel, err := ParseVersion(b)
+		if err == nil && user == "" && kernel == "" {
 			t.Error("no error and no version")
 		}
+		checkParseError(t, err)
 	})
 }
