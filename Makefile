@@ -108,7 +108,7 @@ staticcheck:
 	cd packaging && $(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) ./...
 
 # The Go benchmarks of the collectors and the ZFS parsers, then the scale
-# run of internal/scrapebench: zpool_exporter, and pdf/zfs_exporter beside
+# run of internal/testkit/scrapebench: zpool_exporter, and pdf/zfs_exporter beside
 # it when PEER is there, over the guest's captures, generated hosts of 10
 # to 10,000 leaves in 1 and 10 pools, and one of 10,000 datasets and
 # 100,000 snapshots through a stand-in zfs that takes a minute to list the
@@ -121,15 +121,15 @@ PEER ?= ../shared/peers/pdf_zfs_exporter
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./collector/... ./internal/zfs/...
 	$(GO) build -o $(BENCH_DIR)/bin/zpool_exporter ./cmd/zpool_exporter
-	$(GO) build -o $(BENCH_DIR)/bin/zpool ./internal/benchhost/cmd/zpool
-	$(GO) build -o $(BENCH_DIR)/bin/zfs ./internal/benchhost/cmd/zfs
-	$(GO) run ./internal/scrapebench/cmd/scrapebench -exporter $(BENCH_DIR)/bin/zpool_exporter \
+	$(GO) build -o $(BENCH_DIR)/bin/zpool ./internal/testkit/hostgen/cmd/zpool
+	$(GO) build -o $(BENCH_DIR)/bin/zfs ./internal/testkit/hostgen/cmd/zfs
+	$(GO) run ./internal/testkit/scrapebench/cmd/scrapebench -exporter $(BENCH_DIR)/bin/zpool_exporter \
 		-standin $(BENCH_DIR)/bin/zpool -zfs-standin $(BENCH_DIR)/bin/zfs -peer '$(PEER)' -hosts '$(BENCH_SIZES)' -work $(BENCH_DIR) \
 		-out $(BENCH_DIR)/bench.md -revision "$$(git describe --always --dirty 2>/dev/null)"
 
 # A CPU profile of one gzipped /metrics over one pool of 1,000 leaves
 # (BenchmarkGeneratedHost), and its top functions, cumulative and flat.
-# The profile holds the writing of the host too (benchhost.*).
+# The profile holds the writing of the host too (hostgen.*).
 bench-profile:
 	mkdir -p $(BENCH_DIR)
 	$(GO) test -run '^$$' -bench 'GeneratedHost/leaves=1000$$' -benchtime 40x -benchmem \

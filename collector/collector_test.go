@@ -23,7 +23,7 @@ import (
 
 	"github.com/zpool-exporter/zpool_exporter/internal/budget"
 	"github.com/zpool-exporter/zpool_exporter/internal/runner"
-	"github.com/zpool-exporter/zpool_exporter/internal/sample"
+	"github.com/zpool-exporter/zpool_exporter/internal/testkit/sample"
 	"github.com/zpool-exporter/zpool_exporter/internal/zfs"
 	"github.com/zpool-exporter/zpool_exporter/internal/zfs/zpool"
 )

@@ -21,7 +21,7 @@ import (
 	"github.com/prometheus/procfs"
 
 	"github.com/zpool-exporter/zpool_exporter/internal/runner"
-	"github.com/zpool-exporter/zpool_exporter/internal/sample"
+	"github.com/zpool-exporter/zpool_exporter/internal/testkit/sample"
 	"github.com/zpool-exporter/zpool_exporter/internal/zfs"
 )
 

@@ -13,8 +13,8 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 
-	"github.com/zpool-exporter/zpool_exporter/internal/benchhost"
 	"github.com/zpool-exporter/zpool_exporter/internal/runner"
+	"github.com/zpool-exporter/zpool_exporter/internal/testkit/hostgen"
 	"github.com/zpool-exporter/zpool_exporter/internal/zfs"
 )
 
@@ -33,13 +33,13 @@ func collected(e *Exporter) []prometheus.Metric {
 	return ms
 }
 
-// generatedExporter is every collector over a host that benchhost
+// generatedExporter is every collector over a host that hostgen
 // writes, wired as the exporter's main wires a replay: the runner replays
 // the host's zpool outputs, and its kstat/, proc/, sys/ and dev/ stand for
 // the system's.
-func generatedExporter(tb testing.TB, s benchhost.Spec) (*Exporter, *runner.Replay) {
+func generatedExporter(tb testing.TB, s hostgen.Spec) (*Exporter, *runner.Replay) {
 	tb.Helper()
-	return hostExporter(tb, func(dir string) error { return benchhost.Write(dir, s) })
+	return hostExporter(tb, func(dir string) error { return hostgen.Write(dir, s) })
 }
 
 // capturesExporter is generatedExporter over the OpenZFS 2.3.2 guest's
@@ -47,7 +47,7 @@ func generatedExporter(tb testing.TB, s benchhost.Spec) (*Exporter, *runner.Repl
 func capturesExporter(tb testing.TB) (*Exporter, *runner.Replay) {
 	tb.Helper()
 	return hostExporter(tb, func(dir string) error {
-		return benchhost.WriteCaptures(dir, "01-created", "../internal/zfs/zpool/testdata/openzfs-2.3-guest", "testdata/openzfs-2.4-guest")
+		return hostgen.WriteCaptures(dir, "01-created", "../internal/zfs/zpool/testdata/openzfs-2.3-guest", "testdata/openzfs-2.4-guest")
 	})
 }
 
@@ -90,8 +90,8 @@ func TestGatherFamiliesAsTheRegistry(t *testing.T) {
 	fuse, _ := replayExporter(t, zfsFuse, 0)
 	for name, e := range map[string]*Exporter{
 		"zfs-fuse":            fuse,
-		"generated 2x40, 2.3": exporterOf(generatedExporter(t, benchhost.Spec{Pools: 2, Leaves: 40, Version: "2.3"})),
-		"generated 1x10, 2.4": exporterOf(generatedExporter(t, benchhost.Spec{Pools: 1, Leaves: 10, Version: "2.4"})),
+		"generated 2x40, 2.3": exporterOf(generatedExporter(t, hostgen.Spec{Pools: 2, Leaves: 40, Version: "2.3"})),
+		"generated 1x10, 2.4": exporterOf(generatedExporter(t, hostgen.Spec{Pools: 1, Leaves: 10, Version: "2.4"})),
 	} {
 		t.Run(name, func(t *testing.T) {
 			metrics := collected(e)

@@ -20,15 +20,15 @@ import (
 	"github.com/prometheus/common/model"
 
 	"github.com/zpool-exporter/zpool_exporter/collector"
-	"github.com/zpool-exporter/zpool_exporter/internal/benchhost"
 	"github.com/zpool-exporter/zpool_exporter/internal/gzipresponse"
 	"github.com/zpool-exporter/zpool_exporter/internal/runner"
+	"github.com/zpool-exporter/zpool_exporter/internal/testkit/hostgen"
 )
 
-// metricsOver serves /metrics over a host that benchhost writes (see
+// metricsOver serves /metrics over a host that hostgen writes (see
 // collector.GeneratedExporter): the Go and process metrics of the base
 // registry are merged with the collectors' shared gather.
-func metricsOver(tb testing.TB, s benchhost.Spec) (http.Handler, *runner.Replay) {
+func metricsOver(tb testing.TB, s hostgen.Spec) (http.Handler, *runner.Replay) {
 	tb.Helper()
 	return metricsOf(collector.GeneratedExporter(tb, s))
 }
@@ -50,7 +50,7 @@ func metricsOf(e *collector.Exporter, replay *runner.Replay) (http.Handler, *run
 // every command they run is answered, and every vdev has its I/O counters
 // and its size, and every leaf its disk.
 func TestGeneratedHostScrape(t *testing.T) {
-	for _, s := range []benchhost.Spec{{Pools: 2, Leaves: 6, Version: "2.3"}, {Pools: 1, Leaves: 4, Version: "2.4"}} {
+	for _, s := range []hostgen.Spec{{Pools: 2, Leaves: 6, Version: "2.3"}, {Pools: 1, Leaves: 4, Version: "2.4"}} {
 		t.Run(s.Name()+"-"+s.Version, func(t *testing.T) {
 			h, replay := metricsOver(t, s)
 			rec := httptest.NewRecorder()
@@ -106,7 +106,7 @@ func label(m *dto.Metric, name string) string {
 func BenchmarkGeneratedHost(b *testing.B) {
 	for _, leaves := range []int{100, 1000} {
 		b.Run(fmt.Sprintf("leaves=%d", leaves), func(b *testing.B) {
-			h, _ := metricsOver(b, benchhost.Spec{Pools: 1, Leaves: leaves, Version: "2.3"})
+			h, _ := metricsOver(b, hostgen.Spec{Pools: 1, Leaves: leaves, Version: "2.3"})
 			benchmarkMetrics(b, h)
 		})
 	}
@@ -133,7 +133,7 @@ func BenchmarkVdevLatency(b *testing.B) {
 	}
 	for _, leaves := range []int{6, 66, 666} {
 		for _, l := range levels {
-			spec := benchhost.Spec{Pools: 1, Leaves: leaves, Version: "2.3"}
+			spec := hostgen.Spec{Pools: 1, Leaves: leaves, Version: "2.3"}
 			b.Run(fmt.Sprintf("vdevs=%d/%s", 1+leaves/2+leaves, l.name), func(b *testing.B) {
 				h, _ := metricsOf(collector.GeneratedExporterWithLatency(b, spec, l.on, l.detail))
 				rec := httptest.NewRecorder()
@@ -191,7 +191,7 @@ func (discard) WriteHeader(int)             {}
 // exporter writes itself, and in protobuf, which promhttp writes, with
 // the content types promhttp negotiates.
 func TestMetricsTextAndProtobufAgree(t *testing.T) {
-	h, _ := metricsOver(t, benchhost.Spec{Pools: 2, Leaves: 6, Version: "2.3"})
+	h, _ := metricsOver(t, hostgen.Spec{Pools: 2, Leaves: 6, Version: "2.3"})
 	get := func(accept string) (*httptest.ResponseRecorder, map[string]*dto.MetricFamily) {
 		req := httptest.NewRequest(http.MethodGet, "/metrics", nil)
 		req.Header.Set("Accept", accept)

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/zpool-exporter/zpool_exporter/internal/runner"
-	"github.com/zpool-exporter/zpool_exporter/internal/sample"
+	"github.com/zpool-exporter/zpool_exporter/internal/testkit/sample"
 )
 
 func newTestSampler(interval time.Duration) *IostatSampler {

@@ -16,8 +16,8 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 
-	"github.com/zpool-exporter/zpool_exporter/internal/benchhost"
 	"github.com/zpool-exporter/zpool_exporter/internal/runner"
+	"github.com/zpool-exporter/zpool_exporter/internal/testkit/hostgen"
 	"github.com/zpool-exporter/zpool_exporter/internal/zfs/zpool"
 )
 
@@ -122,7 +122,7 @@ func nativeBuckets(h *dto.Histogram) map[int]int64 {
 // schema-0 buckets beside its classic buckets, with no created timestamp;
 // latency histograms stay classic. Over text, the classic histogram alone.
 func TestRequestSizesNativeOverProtobuf(t *testing.T) {
-	e, dir := latencyExporter(t, benchhost.Spec{Pools: 1, Leaves: 2, Version: "2.3"}, LatencyDetail{RequestSizes: true})
+	e, dir := latencyExporter(t, hostgen.Spec{Pools: 1, Leaves: 2, Version: "2.3"}, LatencyDetail{RequestSizes: true})
 	fams, ct := scrapeFormat(t, e, string(expfmt.NewFormat(expfmt.TypeProtoDelim)))
 	if !strings.Contains(ct, "application/vnd.google.protobuf") {
 		t.Fatalf("content type %q, want protobuf", ct)

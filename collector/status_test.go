@@ -12,9 +12,9 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 
-	"github.com/zpool-exporter/zpool_exporter/internal/sample"
+	"github.com/zpool-exporter/zpool_exporter/internal/testkit/sample"
+	"github.com/zpool-exporter/zpool_exporter/internal/testkit/zpooltest"
 	"github.com/zpool-exporter/zpool_exporter/internal/zfs/zpool"
-	"github.com/zpool-exporter/zpool_exporter/internal/zfs/zpool/zpooltest"
 )
 
 // parseStatusFixture parses a status fixture, JSON or text as its

@@ -11,8 +11,8 @@ import (
 
 	dto "github.com/prometheus/client_model/go"
 
-	"github.com/zpool-exporter/zpool_exporter/internal/benchhost"
 	"github.com/zpool-exporter/zpool_exporter/internal/runner"
+	"github.com/zpool-exporter/zpool_exporter/internal/testkit/hostgen"
 	"github.com/zpool-exporter/zpool_exporter/internal/zfs"
 )
 
@@ -97,7 +97,7 @@ func vdevIOExporter(t *testing.T, run runner.Runner) *Exporter {
 // round rather than wait for a slot.
 func TestVdevPropertiesOfTenPoolsReadAtOnce(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "host")
-	if err := benchhost.Write(dir, benchhost.Spec{Pools: 10, Leaves: 2, Version: "2.3"}); err != nil {
+	if err := hostgen.Write(dir, hostgen.Spec{Pools: 10, Leaves: 2, Version: "2.3"}); err != nil {
 		t.Fatal(err)
 	}
 	replay, err := runner.NewReplay(dir)

@@ -17,20 +17,20 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	dto "github.com/prometheus/client_model/go"
 
-	"github.com/zpool-exporter/zpool_exporter/internal/benchhost"
 	"github.com/zpool-exporter/zpool_exporter/internal/runner"
+	"github.com/zpool-exporter/zpool_exporter/internal/testkit/hostgen"
 	"github.com/zpool-exporter/zpool_exporter/internal/zfs"
 	"github.com/zpool-exporter/zpool_exporter/internal/zfs/zpool"
 )
 
 // latencyExporter is the vdev_latency collector alone over a generated
 // host, and the host's directory.
-func latencyExporter(t *testing.T, s benchhost.Spec, detail LatencyDetail) (*Exporter, string) {
+func latencyExporter(t *testing.T, s hostgen.Spec, detail LatencyDetail) (*Exporter, string) {
 	t.Helper()
 	var dir string
 	e, _ := hostExporterWith(t, func(d string) error {
 		dir = d
-		return benchhost.Write(d, s)
+		return hostgen.Write(d, s)
 	}, Config{Latency: detail}, map[string]bool{"vdev_latency": true})
 	return e, dir
 }
@@ -90,7 +90,7 @@ func TestVdevLatencyBucketsAreZpools(t *testing.T) {
 		t.Run("full="+strconv.FormatBool(full), func(t *testing.T) {
 			detail := everyDetail
 			detail.FullResolution = full
-			e, dir := latencyExporter(t, benchhost.Spec{Pools: 2, Leaves: 4, Version: "2.3"}, detail)
+			e, dir := latencyExporter(t, hostgen.Spec{Pools: 2, Leaves: 4, Version: "2.3"}, detail)
 			fams := gatherByName(t, e)
 			// 2 pools of 7 vdevs: 2 wait families of 2 directions, 7 queue classes; 14 size columns.
 			checkBucketsAreZpools(t, fams, dir, full, map[string]int{"zfs_vdev_total_wait_seconds": 28, "zfs_vdev_disk_wait_seconds": 28, "zfs_vdev_queue_wait_seconds": 98, "zfs_vdev_request_size_bytes": 196}, "tank0", "tank1")
@@ -184,14 +184,14 @@ func labelsOf(m *dto.Metric) map[string]string {
 
 // The queue gauges are zpool's -q columns of the same vdev.
 func TestVdevLatencyQueues(t *testing.T) {
-	e, _ := latencyExporter(t, benchhost.Spec{Pools: 1, Leaves: 4, Version: "2.3"}, LatencyDetail{QueueLengths: true})
+	e, _ := latencyExporter(t, hostgen.Spec{Pools: 1, Leaves: 4, Version: "2.3"}, LatencyDetail{QueueLengths: true})
 	fams := gatherByName(t, e)
 	got := map[string]float64{}
 	for _, m := range fams["zfs_vdev_queue_pending"].GetMetric() {
 		l := labelsOf(m)
 		got[l["vdev"]+"/"+l["class"]] = m.GetGauge().GetValue()
 	}
-	// benchhost: a leaf holds 2*(index%3) async writes pending, a mirror
+	// hostgen: a leaf holds 2*(index%3) async writes pending, a mirror
 	// its leaves', the pool its mirrors'.
 	for key, want := range map[string]float64{
 		"virtio-zd01/async_write": 0, "virtio-zd02/async_write": 2, "virtio-zd03/async_write": 4, "virtio-zd04/async_write": 0,
@@ -209,7 +209,7 @@ func TestVdevLatencyQueues(t *testing.T) {
 // The collector passes the linter, and its HELP says that _sum is an
 // estimate.
 func TestVdevLatencyLint(t *testing.T) {
-	e, _ := latencyExporter(t, benchhost.Spec{Pools: 1, Leaves: 2, Version: "2.3"}, everyDetail)
+	e, _ := latencyExporter(t, hostgen.Spec{Pools: 1, Leaves: 2, Version: "2.3"}, everyDetail)
 	problems, err := testutil.CollectAndLint(e.Scraper(context.Background()))
 	if err != nil {
 		t.Fatal(err)
@@ -278,7 +278,7 @@ func TestVdevLatencyRefused(t *testing.T) {
 // The estimated sum of a latency histogram lies between its buckets'
 // bottoms and tops: each I/O at the middle of its bucket.
 func TestVdevLatencySumIsBetweenTheBounds(t *testing.T) {
-	e, _ := latencyExporter(t, benchhost.Spec{Pools: 1, Leaves: 2, Version: "2.3"}, LatencyDetail{FullResolution: true})
+	e, _ := latencyExporter(t, hostgen.Spec{Pools: 1, Leaves: 2, Version: "2.3"}, LatencyDetail{FullResolution: true})
 	for _, m := range gatherByName(t, e)["zfs_vdev_disk_wait_seconds"].GetMetric() {
 		h := m.GetHistogram()
 		var prevCount uint64
@@ -309,7 +309,7 @@ func TestVdevLatencyOverGuestCaptures(t *testing.T) {
 			var dir string
 			e, _ := hostExporterWith(t, func(d string) error {
 				dir = d
-				return benchhost.WriteCaptures(d, "01-created", guestDir(release))
+				return hostgen.WriteCaptures(d, "01-created", guestDir(release))
 			}, Config{Latency: everyDetail}, map[string]bool{"vdev_latency": true})
 			fams := gatherByName(t, e)
 			f, err := os.Open(filepath.Join(dir, runner.CaptureFileName("zpool iostat -vHp -w")))
@@ -391,7 +391,7 @@ func TestVdevLatencyDefaultsAndEachDetail(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			e, replay := hostExporterWith(t, func(d string) error {
-				return benchhost.Write(d, benchhost.Spec{Pools: pools, Leaves: leaves / pools, Version: "2.3"})
+				return hostgen.Write(d, hostgen.Spec{Pools: pools, Leaves: leaves / pools, Version: "2.3"})
 			}, Config{Latency: c.detail}, map[string]bool{"vdev_latency": true})
 			got := map[string]int{}
 			for name, f := range gatherByName(t, e) {
@@ -421,7 +421,7 @@ func TestVdevLatencyDefaultsAndEachDetail(t *testing.T) {
 // dashboards' default panels and the slow-disk rule are checked against.
 func TestVdevLatencyDefaultGolden(t *testing.T) {
 	e, _ := hostExporterWith(t, func(d string) error {
-		return benchhost.WriteCaptures(d, "01-created", guestDir("2.4"))
+		return hostgen.WriteCaptures(d, "01-created", guestDir("2.4"))
 	}, Config{}, map[string]bool{"vdev_latency": true})
 	compareGolden(t, filepath.Join("testdata", "vdev-latency-openzfs-2.4-rz1.prom"), exposition(t, rz1Latency(gatherByName(t, e))))
 }
@@ -443,7 +443,7 @@ func TestVdevLatencyMaxVdevs(t *testing.T) {
 		{max: 3, want: map[string]int{"tank0": 3}, leftOut: 11},
 	} {
 		e, _ := hostExporterWith(t, func(d string) error {
-			return benchhost.Write(d, benchhost.Spec{Pools: 2, Leaves: 4, Version: "2.3"})
+			return hostgen.Write(d, hostgen.Spec{Pools: 2, Leaves: 4, Version: "2.3"})
 		}, Config{Latency: LatencyDetail{QueueLengths: true, RequestSizes: true, MaxVdevs: c.max}}, map[string]bool{"vdev_latency": true})
 		fams := gatherByName(t, e)
 		for _, name := range []string{"zfs_vdev_disk_wait_seconds", "zfs_vdev_request_size_bytes", "zfs_vdev_queue_active"} {
@@ -489,7 +489,7 @@ func TestVdevLatencyInteriorVdevs(t *testing.T) {
 	}{{"04-resilvering", "mirror-0/replacing-1"}, {"06-spare-inuse", "raidz1-0/spare-1"}} {
 		for _, interior := range []bool{false, true} {
 			e, _ := hostExporterWith(t, func(d string) error {
-				return benchhost.WriteCaptures(d, c.scenario, guestDir("2.3"))
+				return hostgen.WriteCaptures(d, c.scenario, guestDir("2.3"))
 			}, Config{Latency: LatencyDetail{InteriorVdevs: interior}}, map[string]bool{"vdev_latency": true})
 			fams := gatherByName(t, e)
 			for _, name := range []string{"zfs_vdev_disk_wait_seconds", "zfs_vdev_total_wait_seconds"} {

@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/zpool-exporter/zpool_exporter/internal/benchmetrics"
-	"github.com/zpool-exporter/zpool_exporter/internal/benchreport"
-	"github.com/zpool-exporter/zpool_exporter/internal/benchsource"
+	"github.com/zpool-exporter/zpool_exporter/internal/zpoolbench/benchreport"
+	"github.com/zpool-exporter/zpool_exporter/internal/zpoolbench/benchsource"
 )
 
 // scrapedSource holds readings timed by their scrapes, and answers a

@@ -3,7 +3,7 @@ package main
 import (
 	"io"
 
-	"github.com/zpool-exporter/zpool_exporter/internal/benchreport"
+	"github.com/zpool-exporter/zpool_exporter/internal/zpoolbench/benchreport"
 )
 
 // formats are the --format values, in the order --help lists them.

@@ -11,10 +11,10 @@ import (
 	"time"
 
 	"github.com/zpool-exporter/zpool_exporter/internal/benchmetrics"
-	"github.com/zpool-exporter/zpool_exporter/internal/benchreport"
-	"github.com/zpool-exporter/zpool_exporter/internal/benchrun"
-	"github.com/zpool-exporter/zpool_exporter/internal/poolconfig"
-	"github.com/zpool-exporter/zpool_exporter/internal/workload"
+	"github.com/zpool-exporter/zpool_exporter/internal/zpoolbench/benchreport"
+	"github.com/zpool-exporter/zpool_exporter/internal/zpoolbench/benchrun"
+	"github.com/zpool-exporter/zpool_exporter/internal/zpoolbench/poolconfig"
+	"github.com/zpool-exporter/zpool_exporter/internal/zpoolbench/workload"
 )
 
 // latencyRun saves a fio read of the pool tank, its output fio's JSON,

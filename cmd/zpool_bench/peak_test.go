@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zpool-exporter/zpool_exporter/internal/benchreport"
-	"github.com/zpool-exporter/zpool_exporter/internal/benchrun"
-	"github.com/zpool-exporter/zpool_exporter/internal/poolconfig"
+	"github.com/zpool-exporter/zpool_exporter/internal/zpoolbench/benchreport"
+	"github.com/zpool-exporter/zpool_exporter/internal/zpoolbench/benchrun"
+	"github.com/zpool-exporter/zpool_exporter/internal/zpoolbench/poolconfig"
 )
 
 // copyRun is a run as the issue's: dd copies a file into the pool in 0.4

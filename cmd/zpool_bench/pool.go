@@ -5,9 +5,9 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/zpool-exporter/zpool_exporter/internal/benchsource"
-	"github.com/zpool-exporter/zpool_exporter/internal/poolconfig"
 	"github.com/zpool-exporter/zpool_exporter/internal/runner"
+	"github.com/zpool-exporter/zpool_exporter/internal/zpoolbench/benchsource"
+	"github.com/zpool-exporter/zpool_exporter/internal/zpoolbench/poolconfig"
 )
 
 // Where the pool's configuration is read from (--pool.config-from).

@@ -7,7 +7,7 @@ import (
 
 	"github.com/alecthomas/kingpin/v2"
 
-	"github.com/zpool-exporter/zpool_exporter/internal/benchreport"
+	"github.com/zpool-exporter/zpool_exporter/internal/zpoolbench/benchreport"
 )
 
 // reportCommand is `zpool_bench report`: a saved run again, in any format.

@@ -15,13 +15,13 @@ import (
 
 	"github.com/alecthomas/kingpin/v2"
 
-	"github.com/zpool-exporter/zpool_exporter/internal/benchreport"
-	"github.com/zpool-exporter/zpool_exporter/internal/benchrun"
-	"github.com/zpool-exporter/zpool_exporter/internal/benchsource"
 	"github.com/zpool-exporter/zpool_exporter/internal/benchwindow"
 	"github.com/zpool-exporter/zpool_exporter/internal/cliflag"
-	"github.com/zpool-exporter/zpool_exporter/internal/grafana"
-	"github.com/zpool-exporter/zpool_exporter/internal/workload"
+	"github.com/zpool-exporter/zpool_exporter/internal/zpoolbench/benchreport"
+	"github.com/zpool-exporter/zpool_exporter/internal/zpoolbench/benchrun"
+	"github.com/zpool-exporter/zpool_exporter/internal/zpoolbench/benchsource"
+	"github.com/zpool-exporter/zpool_exporter/internal/zpoolbench/grafana"
+	"github.com/zpool-exporter/zpool_exporter/internal/zpoolbench/workload"
 )
 
 // runCommand is `zpool_bench run`.

@@ -13,7 +13,7 @@ import (
 	"syscall"
 	"unicode"
 
-	"github.com/zpool-exporter/zpool_exporter/internal/benchreport"
+	"github.com/zpool-exporter/zpool_exporter/internal/zpoolbench/benchreport"
 )
 
 // maxSameName bounds the names saveRun tries for one run.

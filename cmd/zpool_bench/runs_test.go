@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zpool-exporter/zpool_exporter/internal/benchreport"
-	"github.com/zpool-exporter/zpool_exporter/internal/poolconfig"
+	"github.com/zpool-exporter/zpool_exporter/internal/zpoolbench/benchreport"
+	"github.com/zpool-exporter/zpool_exporter/internal/zpoolbench/poolconfig"
 )
 
 // savedReport is a saved run as zpool_bench writes it, with made-up

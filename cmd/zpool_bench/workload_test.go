@@ -5,13 +5,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/zpool-exporter/zpool_exporter/internal/benchrun"
-	"github.com/zpool-exporter/zpool_exporter/internal/workload"
+	"github.com/zpool-exporter/zpool_exporter/internal/zpoolbench/benchrun"
+	"github.com/zpool-exporter/zpool_exporter/internal/zpoolbench/workload"
 )
 
 func captured(t *testing.T, name string) []byte {
 	t.Helper()
-	data, err := os.ReadFile("../../internal/workload/testdata/" + name)
+	data, err := os.ReadFile("../../internal/zpoolbench/workload/testdata/" + name)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,9 +19,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zpool-exporter/zpool_exporter/internal/benchreport"
-	"github.com/zpool-exporter/zpool_exporter/internal/e2e"
-	"github.com/zpool-exporter/zpool_exporter/internal/workload"
+	"github.com/zpool-exporter/zpool_exporter/internal/testkit/e2e"
+	"github.com/zpool-exporter/zpool_exporter/internal/zpoolbench/benchreport"
+	"github.com/zpool-exporter/zpool_exporter/internal/zpoolbench/workload"
 )
 
 var exporterBin, benchBin string

@@ -25,10 +25,12 @@ func goList(t *testing.T, args ...string) []string {
 	return strings.Split(strings.TrimSpace(string(out)), "\n")
 }
 
-// The exporter links the names of the families a benchmark report reads,
-// for its history, but neither the report nor the workload parsers, which
-// only zpool_bench needs.
-func TestExporterLinksNoBenchmarkReport(t *testing.T) {
+// The exporter links none of zpool_bench's packages (internal/zpoolbench)
+// and none of the tests' and benchmarks' scaffolding (internal/testkit):
+// what ships in the daemon is what the tree shows under internal/ beside
+// them. It does link the names of the families a benchmark report reads,
+// for its history.
+func TestExporterLinksNeitherZpoolBenchNorTestkit(t *testing.T) {
 	deps := goList(t, "-deps", "./cmd/zpool_exporter")
 	// A listing without the packages the exporter does link would prove
 	// nothing about those it must not.
@@ -37,9 +39,16 @@ func TestExporterLinksNoBenchmarkReport(t *testing.T) {
 			t.Fatalf("go list -deps does not list %s:\n%s", pkg, strings.Join(deps, "\n"))
 		}
 	}
-	for _, pkg := range []string{module + "/internal/benchreport", module + "/internal/workload"} {
-		if slices.Contains(deps, pkg) {
-			t.Errorf("zpool_exporter links %s", pkg)
+	// The folders hold packages, or the test proves nothing.
+	for _, folder := range []string{"internal/zpoolbench", "internal/testkit"} {
+		pkgs := goList(t, "./"+folder+"/...")
+		if len(pkgs) < 5 {
+			t.Fatalf("%s holds %d packages: %v", folder, len(pkgs), pkgs)
+		}
+		for _, dep := range deps {
+			if strings.HasPrefix(dep, module+"/"+folder+"/") {
+				t.Errorf("zpool_exporter links %s", dep)
+			}
 		}
 	}
 }
@@ -55,7 +64,7 @@ func TestReadersOfZFSImportTheClient(t *testing.T) {
 		fields := strings.Fields(line)
 		imports[fields[0]] = fields[1:]
 	}
-	for _, pkg := range []string{"internal/poolconfig", "internal/statuspage"} {
+	for _, pkg := range []string{"internal/zpoolbench/poolconfig", "internal/statuspage"} {
 		got, ok := imports[module+"/"+pkg]
 		if !ok {
 			t.Fatalf("go list ./... does not list %s", pkg)

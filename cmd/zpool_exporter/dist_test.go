@@ -19,7 +19,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/zpool-exporter/zpool_exporter/internal/e2e"
+	"github.com/zpool-exporter/zpool_exporter/internal/testkit/e2e"
 )
 
 // distEnv stamps the test's builds with values no real build has.

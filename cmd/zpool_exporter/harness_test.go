@@ -3,7 +3,7 @@ package main
 import (
 	"testing"
 
-	"github.com/zpool-exporter/zpool_exporter/internal/e2e"
+	"github.com/zpool-exporter/zpool_exporter/internal/testkit/e2e"
 )
 
 // exporterBin is the binary under test, built once by TestMain.

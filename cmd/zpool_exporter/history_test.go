@@ -13,10 +13,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zpool-exporter/zpool_exporter/internal/benchsource"
 	"github.com/zpool-exporter/zpool_exporter/internal/benchwindow"
-	"github.com/zpool-exporter/zpool_exporter/internal/e2e"
 	"github.com/zpool-exporter/zpool_exporter/internal/history"
+	"github.com/zpool-exporter/zpool_exporter/internal/testkit/e2e"
+	"github.com/zpool-exporter/zpool_exporter/internal/zpoolbench/benchsource"
 )
 
 // replayWithHostCPU is the zfs-fuse replay with the host's /proc beside it,

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/zpool-exporter/zpool_exporter/internal/e2e"
+	"github.com/zpool-exporter/zpool_exporter/internal/testkit/e2e"
 )
 
 // Where zpool is not installed, the log says once what to do (install

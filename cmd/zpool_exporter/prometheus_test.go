@@ -18,8 +18,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zpool-exporter/zpool_exporter/internal/e2e"
-	"github.com/zpool-exporter/zpool_exporter/internal/sample"
+	"github.com/zpool-exporter/zpool_exporter/internal/testkit/e2e"
+	"github.com/zpool-exporter/zpool_exporter/internal/testkit/sample"
 )
 
 // The mixin's committed outputs, relative to this package.

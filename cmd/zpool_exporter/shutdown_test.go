@@ -20,8 +20,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zpool-exporter/zpool_exporter/internal/e2e"
-	"github.com/zpool-exporter/zpool_exporter/internal/sample"
+	"github.com/zpool-exporter/zpool_exporter/internal/testkit/e2e"
+	"github.com/zpool-exporter/zpool_exporter/internal/testkit/sample"
 )
 
 // A zfs-fuse zpool stand-in: the status of two pools, and a zpool iostat

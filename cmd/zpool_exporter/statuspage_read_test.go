@@ -8,7 +8,7 @@ import (
 
 	"github.com/zpool-exporter/zpool_exporter/collector"
 	"github.com/zpool-exporter/zpool_exporter/internal/budget"
-	"github.com/zpool-exporter/zpool_exporter/internal/replaytest"
+	"github.com/zpool-exporter/zpool_exporter/internal/testkit/replaytest"
 	"github.com/zpool-exporter/zpool_exporter/internal/zfs/zpool"
 )
 

@@ -13,9 +13,9 @@ import (
 
 	"github.com/prometheus/procfs/blockdevice"
 
-	"github.com/zpool-exporter/zpool_exporter/internal/benchhost"
 	"github.com/zpool-exporter/zpool_exporter/internal/parse"
-	"github.com/zpool-exporter/zpool_exporter/internal/sample"
+	"github.com/zpool-exporter/zpool_exporter/internal/testkit/hostgen"
+	"github.com/zpool-exporter/zpool_exporter/internal/testkit/sample"
 )
 
 // procfsParse reads data with procfs's own reader, the reference.
@@ -41,7 +41,7 @@ func ownInputs(t testing.TB, leaves int) map[string][]byte {
 		t.Fatal(err)
 	}
 	dir := filepath.Join(t.TempDir(), "host")
-	if err := benchhost.Write(dir, benchhost.Spec{Pools: 1, Leaves: leaves, Version: "2.3"}); err != nil {
+	if err := hostgen.Write(dir, hostgen.Spec{Pools: 1, Leaves: leaves, Version: "2.3"}); err != nil {
 		t.Fatal(err)
 	}
 	generated, err := os.ReadFile(filepath.Join(dir, "proc", "diskstats"))

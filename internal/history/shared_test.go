@@ -15,7 +15,7 @@ import (
 	"github.com/prometheus/common/model"
 
 	"github.com/zpool-exporter/zpool_exporter/collector"
-	"github.com/zpool-exporter/zpool_exporter/internal/replaytest"
+	"github.com/zpool-exporter/zpool_exporter/internal/testkit/replaytest"
 )
 
 // The real collectors over a replay: /metrics scrapes and the history,

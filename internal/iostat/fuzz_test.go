@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/zpool-exporter/zpool_exporter/internal/parse"
-	"github.com/zpool-exporter/zpool_exporter/internal/sample"
+	"github.com/zpool-exporter/zpool_exporter/internal/testkit/sample"
 )
 
 // seeds are every fixture and every corpus and capture sample when the

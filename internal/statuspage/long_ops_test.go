@@ -10,8 +10,8 @@ import (
 
 	"golang.org/x/net/html"
 
+	"github.com/zpool-exporter/zpool_exporter/internal/testkit/zpooltest"
 	"github.com/zpool-exporter/zpool_exporter/internal/zfs/zpool"
-	"github.com/zpool-exporter/zpool_exporter/internal/zfs/zpool/zpooltest"
 )
 
 // fixtures is the zpool package's directory of real outputs.

@@ -16,7 +16,7 @@ import (
 
 	"golang.org/x/net/html"
 
-	"github.com/zpool-exporter/zpool_exporter/internal/replaytest"
+	"github.com/zpool-exporter/zpool_exporter/internal/testkit/replaytest"
 )
 
 // replayRead reads through real collectors over a replay directory, as

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zpool-exporter/zpool_exporter/internal/benchhost"
 	"github.com/zpool-exporter/zpool_exporter/internal/runner"
+	"github.com/zpool-exporter/zpool_exporter/internal/testkit/hostgen"
 	"github.com/zpool-exporter/zpool_exporter/internal/zfs/zpool"
 )
 
@@ -24,8 +24,8 @@ func TestTenThousandLeavesThroughAChild(t *testing.T) {
 	}
 	dir := t.TempDir()
 	host := filepath.Join(dir, "host")
-	spec := benchhost.Spec{Pools: 1, Leaves: 10000, Version: "2.3"}
-	if err := benchhost.WriteZpool(host, spec); err != nil {
+	spec := hostgen.Spec{Pools: 1, Leaves: 10000, Version: "2.3"}
+	if err := hostgen.WriteZpool(host, spec); err != nil {
 		t.Fatal(err)
 	}
 	all, err := os.Stat(filepath.Join(host, runner.CaptureFileName("zpool get -Hp all tank0 all-vdevs")))
@@ -36,11 +36,11 @@ func TestTenThousandLeavesThroughAChild(t *testing.T) {
 		t.Fatalf("all the vdev properties of 10,000 leaves are %d bytes, within the output limit: the test would show nothing", all.Size())
 	}
 	standin := filepath.Join(dir, "bin", "zpool")
-	build := exec.Command("go", "build", "-o", standin, "../benchhost/cmd/zpool")
+	build := exec.Command("go", "build", "-o", standin, "../hostgen/cmd/zpool")
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("building the stand-in zpool: %v\n%s", err, out)
 	}
-	if err := benchhost.WriteStandIn(filepath.Join(dir, "bin"), benchhost.StandIn{Host: host}); err != nil {
+	if err := hostgen.WriteStandIn(filepath.Join(dir, "bin"), hostgen.StandIn{Host: host}); err != nil {
 		t.Fatal(err)
 	}
 

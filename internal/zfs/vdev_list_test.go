@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/zpool-exporter/zpool_exporter/internal/parse"
-	"github.com/zpool-exporter/zpool_exporter/internal/sample"
+	"github.com/zpool-exporter/zpool_exporter/internal/testkit/sample"
 )
 
 const (

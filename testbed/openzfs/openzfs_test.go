@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zpool-exporter/zpool_exporter/internal/e2e"
+	"github.com/zpool-exporter/zpool_exporter/internal/testkit/e2e"
 )
 
 // TestOpenZFSWalk builds (or reuses) the test bed's guest image, boots it

@@ -19,7 +19,7 @@ import (
 	"github.com/compose-spec/compose-go/v2/types"
 	"go.yaml.in/yaml/v2"
 
-	"github.com/zpool-exporter/zpool_exporter/internal/e2e"
+	"github.com/zpool-exporter/zpool_exporter/internal/testkit/e2e"
 	"github.com/zpool-exporter/zpool_exporter/tests/internal/repotest"
 )
 

@@ -15,7 +15,7 @@ import (
 
 	"go.yaml.in/yaml/v2"
 
-	"github.com/zpool-exporter/zpool_exporter/internal/e2e"
+	"github.com/zpool-exporter/zpool_exporter/internal/testkit/e2e"
 	"github.com/zpool-exporter/zpool_exporter/tests/internal/repotest"
 )
 

@@ -11,7 +11,7 @@ import (
 
 	"github.com/compose-spec/compose-go/v2/types"
 
-	"github.com/zpool-exporter/zpool_exporter/internal/e2e"
+	"github.com/zpool-exporter/zpool_exporter/internal/testkit/e2e"
 	"github.com/zpool-exporter/zpool_exporter/tests/internal/repotest"
 )
 

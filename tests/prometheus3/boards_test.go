@@ -15,9 +15,9 @@ import (
 
 	"go.yaml.in/yaml/v2"
 
-	"github.com/zpool-exporter/zpool_exporter/internal/benchhost"
-	"github.com/zpool-exporter/zpool_exporter/internal/e2e"
 	"github.com/zpool-exporter/zpool_exporter/internal/runner"
+	"github.com/zpool-exporter/zpool_exporter/internal/testkit/e2e"
+	"github.com/zpool-exporter/zpool_exporter/internal/testkit/hostgen"
 	"github.com/zpool-exporter/zpool_exporter/tests/internal/repotest"
 )
 
@@ -145,7 +145,7 @@ func walkReplay(t *testing.T, scenarios ...string) string {
 	t.Helper()
 	replay := t.TempDir()
 	for i, scenario := range scenarios {
-		if err := benchhost.WriteCaptures(filepath.Join(replay, fmt.Sprintf("%03d", i)), scenario,
+		if err := hostgen.WriteCaptures(filepath.Join(replay, fmt.Sprintf("%03d", i)), scenario,
 			repotest.Path("internal", "zfs", "zpool", "testdata", "openzfs-2.4-guest"),
 			repotest.Path("collector", "testdata", "openzfs-2.4-guest")); err != nil {
 			t.Fatal(err)

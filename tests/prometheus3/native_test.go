@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zpool-exporter/zpool_exporter/internal/benchhost"
-	"github.com/zpool-exporter/zpool_exporter/internal/e2e"
 	"github.com/zpool-exporter/zpool_exporter/internal/runner"
+	"github.com/zpool-exporter/zpool_exporter/internal/testkit/e2e"
+	"github.com/zpool-exporter/zpool_exporter/internal/testkit/hostgen"
 	"github.com/zpool-exporter/zpool_exporter/internal/zfs/zpool"
 	"github.com/zpool-exporter/zpool_exporter/tests/internal/repotest"
 )
@@ -34,7 +34,7 @@ func TestNativeRequestSizesInPrometheus3(t *testing.T) {
 	began := time.Now()
 	prom, exporter := binaries(t)
 	replay := filepath.Join(t.TempDir(), "host")
-	if err := benchhost.WriteCaptures(replay, "01-created",
+	if err := hostgen.WriteCaptures(replay, "01-created",
 		repotest.Path("internal", "zfs", "zpool", "testdata", "openzfs-2.4-guest"),
 		repotest.Path("collector", "testdata", "openzfs-2.4-guest")); err != nil {
 		t.Fatal(err)

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/zpool-exporter/zpool_exporter/internal/benchwindow"
-	"github.com/zpool-exporter/zpool_exporter/internal/e2e"
+	"github.com/zpool-exporter/zpool_exporter/internal/testkit/e2e"
 	"github.com/zpool-exporter/zpool_exporter/tests/internal/repotest"
 )
 

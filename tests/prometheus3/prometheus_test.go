@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zpool-exporter/zpool_exporter/internal/e2e"
+	"github.com/zpool-exporter/zpool_exporter/internal/testkit/e2e"
 	"github.com/zpool-exporter/zpool_exporter/tests/internal/prom3"
 	"github.com/zpool-exporter/zpool_exporter/tests/internal/repotest"
 )

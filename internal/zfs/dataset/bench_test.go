@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/zpool-exporter/zpool_exporter/internal/sample"
+	"github.com/zpool-exporter/zpool_exporter/internal/testkit/sample"
 )
 
 // largeGet is the zfs-fuse capture of zfs get -Hp repeated for 10,000

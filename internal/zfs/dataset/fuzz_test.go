@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/zpool-exporter/zpool_exporter/internal/parse"
-	"github.com/zpool-exporter/zpool_exporter/internal/sample"
+	"github.com/zpool-exporter/zpool_exporter/internal/testkit/sample"
 )
 
 // The seeds: this package's captures of zfs-fuse and OpenZFS 2.4.4, which

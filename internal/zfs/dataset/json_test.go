@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/zpool-exporter/zpool_exporter/internal/parse"
-	"github.com/zpool-exporter/zpool_exporter/internal/sample"
+	"github.com/zpool-exporter/zpool_exporter/internal/testkit/sample"
 	"github.com/zpool-exporter/zpool_exporter/internal/zfs/zpool"
 )
 

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/zpool-exporter/zpool_exporter/internal/sample"
+	"github.com/zpool-exporter/zpool_exporter/internal/testkit/sample"
 )
 
 // linuxKind names the parser of a /proc/spl/kstat/zfs file from its path,

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/zpool-exporter/zpool_exporter/internal/parse"
-	"github.com/zpool-exporter/zpool_exporter/internal/sample"
+	"github.com/zpool-exporter/zpool_exporter/internal/testkit/sample"
 )
 
 // seeds are every fixture and every kstat sample of the shared corpus and

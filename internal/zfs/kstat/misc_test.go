@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/zpool-exporter/zpool_exporter/internal/sample"
+	"github.com/zpool-exporter/zpool_exporter/internal/testkit/sample"
 )
 
 // The module-wide kstats of real Linux systems, from ZFS on Linux 0.6 to

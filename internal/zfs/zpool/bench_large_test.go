@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zpool-exporter/zpool_exporter/internal/benchhost"
 	"github.com/zpool-exporter/zpool_exporter/internal/runner"
+	"github.com/zpool-exporter/zpool_exporter/internal/testkit/hostgen"
 	"github.com/zpool-exporter/zpool_exporter/internal/zfs/zpool"
 )
 
@@ -21,7 +21,7 @@ const largeLeaves = 1000
 func largeOutput(b *testing.B, line string) []byte {
 	b.Helper()
 	dir := filepath.Join(b.TempDir(), "host")
-	if err := benchhost.Write(dir, benchhost.Spec{Pools: 1, Leaves: largeLeaves, Version: "2.3"}); err != nil {
+	if err := hostgen.Write(dir, hostgen.Spec{Pools: 1, Leaves: largeLeaves, Version: "2.3"}); err != nil {
 		b.Fatal(err)
 	}
 	out, err := os.ReadFile(filepath.Join(dir, runner.CaptureFileName(line)))

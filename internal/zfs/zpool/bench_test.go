@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zpool-exporter/zpool_exporter/internal/sample"
+	"github.com/zpool-exporter/zpool_exporter/internal/testkit/sample"
 )
 
 // The text and JSON status of the same four pools (OpenZFS 2.3.2, after

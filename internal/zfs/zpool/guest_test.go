@@ -10,7 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/zpool-exporter/zpool_exporter/internal/sample"
+	"github.com/zpool-exporter/zpool_exporter/internal/testkit/sample"
 )
 
 // The outputs in testdata/openzfs-*-guest were captured by the walk of the

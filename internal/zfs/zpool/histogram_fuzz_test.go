@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/zpool-exporter/zpool_exporter/internal/sample"
+	"github.com/zpool-exporter/zpool_exporter/internal/testkit/sample"
 )
 
 // histogramSeeds are the package's histogram fixtures and the guests'

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zpool-exporter/zpool_exporter/internal/sample"
+	"github.com/zpool-exporter/zpool_exporter/internal/testkit/sample"
 )
 
 func parseStatusJSONFile(t *testing.T, path string) (*Status, sample.File) {

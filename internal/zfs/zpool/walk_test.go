@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zpool-exporter/zpool_exporter/internal/sample"
+	"github.com/zpool-exporter/zpool_exporter/internal/testkit/sample"
 )
 
 // rz1 of the OpenZFS 2.3 walk's spare scenario: virtio-zd12 stands in for

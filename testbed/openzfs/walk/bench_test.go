@@ -17,8 +17,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zpool-exporter/zpool_exporter/internal/benchreport"
-	"github.com/zpool-exporter/zpool_exporter/internal/workload"
+	"github.com/zpool-exporter/zpool_exporter/internal/zpoolbench/benchreport"
+	"github.com/zpool-exporter/zpool_exporter/internal/zpoolbench/workload"
 )
 
 // benchMiB is what each benchmark run's dd writes.

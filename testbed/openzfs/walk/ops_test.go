@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zpool-exporter/zpool_exporter/internal/e2e"
+	"github.com/zpool-exporter/zpool_exporter/internal/testkit/e2e"
 	zpoolparse "github.com/zpool-exporter/zpool_exporter/internal/zfs/zpool"
 )
 

@@ -14,9 +14,9 @@ import (
 
 	dto "github.com/prometheus/client_model/go"
 
-	"github.com/zpool-exporter/zpool_exporter/internal/benchreport"
-	"github.com/zpool-exporter/zpool_exporter/internal/e2e"
+	"github.com/zpool-exporter/zpool_exporter/internal/testkit/e2e"
 	zpoolparse "github.com/zpool-exporter/zpool_exporter/internal/zfs/zpool"
+	"github.com/zpool-exporter/zpool_exporter/internal/zpoolbench/benchreport"
 )
 
 // The slow-disk scenario's raidz: its last disk is throttled by qemu

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zpool-exporter/zpool_exporter/internal/e2e"
+	"github.com/zpool-exporter/zpool_exporter/internal/testkit/e2e"
 )
 
 // Version is the module version of Prometheus 3.16, whose cmd/prometheus

@@ -1,0 +1,168 @@
+package benchsource
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"net/http"
+	"net/url"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/zpool-exporter/zpool_exporter/internal/benchmetrics"
+	"github.com/zpool-exporter/zpool_exporter/internal/zpoolbench/benchreport"
+)
+
+// Lookback is how far before a query's start Prometheus is asked for
+// samples, to find the last one at or before the start: more than any
+// scrape interval.
+const Lookback = 5 * time.Minute
+
+// PrometheusSource reads raw samples from a Prometheus server.
+type PrometheusSource struct {
+	base     string
+	matchers string
+	client   *http.Client
+}
+
+// Prometheus reads the raw samples a Prometheus server at baseURL (e.g.
+// http://prometheus:9090) scraped from the exporter, with instant queries
+// of range selectors such as
+//
+//	zfs_vdev_write_bytes_total{pool="tank",instance="nas:9134"}[305s]
+//
+// at the query's end. matchers, when not empty, are label matchers added
+// to every selector to pick one exporter among those Prometheus scrapes,
+// e.g. `instance="nas:9134"` (braces are optional). client is
+// http.DefaultClient when nil.
+func Prometheus(baseURL, matchers string, client *http.Client) *PrometheusSource {
+	m := strings.TrimSpace(matchers)
+	m = strings.TrimSpace(strings.TrimSuffix(strings.TrimPrefix(m, "{"), "}"))
+	return &PrometheusSource{base: strings.TrimRight(baseURL, "/"), matchers: m, client: clientOrDefault(client)}
+}
+
+var _ Source = (*PrometheusSource)(nil)
+
+// String is "prometheus URL", with the matchers when given.
+func (s *PrometheusSource) String() string {
+	if s.matchers == "" {
+		return "prometheus " + redact(s.base)
+	}
+	return "prometheus " + redact(s.base) + " {" + s.matchers + "}"
+}
+
+// selector is metric{pool="...",matchers}.
+func (s *PrometheusSource) selector(metric, pool string) string {
+	var parts []string
+	if pool != "" && PerPool(metric) {
+		parts = append(parts, "pool="+strconv.Quote(pool))
+	}
+	if s.matchers != "" {
+		parts = append(parts, s.matchers)
+	}
+	if len(parts) == 0 {
+		return metric
+	}
+	return metric + "{" + strings.Join(parts, ",") + "}"
+}
+
+// query runs an instant query of a range selector and checks that its
+// series come from one scrape target.
+func (s *PrometheusSource) query(ctx context.Context, expr string, at time.Time) ([]benchreport.Series, error) {
+	q := url.Values{"query": {expr}}
+	if !at.IsZero() {
+		q.Set("time", formatTime(at))
+	}
+	result, err := getMatrix(ctx, s.client, s.base+"/api/v1/query?"+q.Encode())
+	if err != nil {
+		return nil, fmt.Errorf("querying Prometheus at %s for %s: %w", redact(s.base), expr, err)
+	}
+	series := toSeries(result)
+	if targets := targetsOf(series); len(targets) > 1 {
+		if s.matchers == "" {
+			return nil, fmt.Errorf("the Prometheus at %s has %s from %d scrape targets (%s): pass --prometheus.matchers to choose one, e.g. --prometheus.matchers='%s'",
+				redact(s.base), expr, len(targets), strings.Join(targets, "; "), strings.TrimSuffix(strings.SplitN(targets[0], ",", 2)[0], ","))
+		}
+		return nil, fmt.Errorf("the Prometheus at %s has %s from %d scrape targets (%s) even with the matchers {%s}: make --prometheus.matchers pick one",
+			redact(s.base), expr, len(targets), strings.Join(targets, "; "), s.matchers)
+	}
+	return series, nil
+}
+
+// targetsOf lists the distinct instance and job labels of series, sorted.
+func targetsOf(series []benchreport.Series) []string {
+	seen := map[string]bool{}
+	for _, s := range series {
+		var parts []string
+		for _, l := range []string{"instance", "job"} {
+			if v, ok := s.Labels[l]; ok {
+				parts = append(parts, l+"="+strconv.Quote(v))
+			}
+		}
+		seen[strings.Join(parts, ",")] = true
+	}
+	out := make([]string, 0, len(seen))
+	for t := range seen {
+		out = append(out, t)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Fetch reads the samples of q, one query per family.
+func (s *PrometheusSource) Fetch(ctx context.Context, q Query) ([]benchreport.Series, error) {
+	if q.End.Before(q.Start) {
+		return nil, fmt.Errorf("the end %v is before the start %v", q.End, q.Start)
+	}
+	secs := int64(math.Ceil((q.End.Sub(q.Start) + Lookback).Seconds()))
+	var out []benchreport.Series
+	for _, metric := range benchmetrics.Families {
+		expr := fmt.Sprintf("%s[%ds]", s.selector(metric, q.Pool), secs)
+		series, err := s.query(ctx, expr, q.End)
+		if err != nil {
+			return nil, err
+		}
+		for _, one := range series {
+			if one.Metric == "" {
+				one.Metric = metric
+			}
+			if one.Samples = trim(one.Samples, q.Start, q.End); one.Samples != nil {
+				out = append(out, one)
+			}
+		}
+	}
+	if err := checkPool(out, q, nil); err != nil {
+		return nil, fmt.Errorf("the Prometheus at %s: %w", redact(s.base), err)
+	}
+	return out, nil
+}
+
+// LatestReport is the newest I/O source time Prometheus has scraped.
+func (s *PrometheusSource) LatestReport(ctx context.Context) (time.Time, error) {
+	expr := fmt.Sprintf("%s[%ds]", s.selector(benchmetrics.SourceTime, ""), int64(Lookback.Seconds()))
+	series, err := s.query(ctx, expr, time.Time{})
+	if err != nil {
+		return time.Time{}, err
+	}
+	if latest := newestReport(series); !latest.IsZero() {
+		return latest, nil
+	}
+	return s.LatestSample(ctx)
+}
+
+// LatestSample reads the samples of the last Lookback at Prometheus's
+// present time.
+func (s *PrometheusSource) LatestSample(ctx context.Context) (time.Time, error) {
+	expr := fmt.Sprintf("%s[%ds]", s.selector(LatestMetric, ""), int64(Lookback.Seconds()))
+	series, err := s.query(ctx, expr, time.Time{})
+	if err != nil {
+		return time.Time{}, err
+	}
+	latest := newest(series)
+	if latest.IsZero() {
+		return time.Time{}, fmt.Errorf("the Prometheus at %s has no sample of %s in the last %v: %w (does it scrape the exporter? is the vdev_io collector on?)", redact(s.base), expr, Lookback, ErrNoSamples)
+	}
+	return latest, nil
+}
