@@ -9,7 +9,6 @@ import (
 	"log/slog"
 	"mime"
 	"net/http"
-	"strings"
 )
 
 // Path is where the API lives. Under it:
@@ -61,7 +60,17 @@ func Handler(store *Store, logger *slog.Logger) http.Handler {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	return &handler{store: store, logger: logger, origin: http.NewCrossOriginProtection()}
+	h := &handler{store: store, logger: logger, origin: http.NewCrossOriginProtection(), mux: http.NewServeMux()}
+	// The mux matches the method (a GET pattern takes HEAD too), takes the
+	// id out of the path and knows which methods a path has: what the
+	// handler once did by splitting the path and listing Allow by hand.
+	for _, p := range []string{Path, Path + "/{$}"} {
+		h.mux.HandleFunc("GET "+p, h.list)
+		h.mux.HandleFunc("POST "+p, h.start)
+	}
+	h.mux.HandleFunc("GET "+Path+"/{id}", h.get)
+	h.mux.HandleFunc("POST "+Path+"/{id}/end", h.end)
+	return h
 }
 
 // NotEnabled answers every request with a JSON 404 saying msg: what a
@@ -76,6 +85,7 @@ type handler struct {
 	store  *Store
 	logger *slog.Logger
 	origin *http.CrossOriginProtection
+	mux    *http.ServeMux
 }
 
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -83,56 +93,64 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusForbidden, "refused a cross-origin request ("+err.Error()+"): the benchmark window API takes writes from clients that send no Origin, like zpool_bench and curl, and from this exporter's own pages, not from other web sites")
 		return
 	}
-	rest, ok := strings.CutPrefix(r.URL.Path, Path)
-	if !ok || (rest != "" && !strings.HasPrefix(rest, "/")) {
-		writeError(w, http.StatusNotFound, fmt.Sprintf("no such API path %q; benchmark windows are at %s", r.URL.Path, Path))
+	// No pattern means the mux would answer itself, in plain text: a 404,
+	// or a 405 with the Allow header it worked out. The API promises JSON
+	// errors, so its answer is caught and said again as one.
+	fallback, pattern := h.mux.Handler(r)
+	if pattern != "" {
+		h.mux.ServeHTTP(w, r)
 		return
 	}
-	parts := strings.Split(strings.Trim(rest, "/"), "/")
+	caught := &muxAnswer{header: http.Header{}}
+	fallback.ServeHTTP(caught, r)
+	if allow := caught.header.Get("Allow"); caught.code == http.StatusMethodNotAllowed && allow != "" {
+		w.Header().Set("Allow", allow)
+		writeError(w, http.StatusMethodNotAllowed, fmt.Sprintf("method %s not allowed on %s; use %s", r.Method, r.URL.Path, allow))
+		return
+	}
+	writeError(w, http.StatusNotFound, fmt.Sprintf("no such API path %q; see %s, %s/{id} and %s/{id}/end", r.URL.Path, Path, Path, Path))
+}
+
+// muxAnswer keeps the status and headers of the mux's own answer and
+// drops its plain-text body.
+type muxAnswer struct {
+	header http.Header
+	code   int
+}
+
+func (a *muxAnswer) Header() http.Header         { return a.header }
+func (a *muxAnswer) WriteHeader(code int)        { a.code = code }
+func (a *muxAnswer) Write(p []byte) (int, error) { return len(p), nil }
+
+func (h *handler) list(w http.ResponseWriter, _ *http.Request) {
+	writeJSON(w, http.StatusOK, ListResponse{Windows: h.store.List()})
+}
+
+func (h *handler) get(w http.ResponseWriter, r *http.Request) {
+	win, err := h.store.Get(r.PathValue("id"))
+	if err != nil {
+		writeError(w, http.StatusNotFound, err.Error())
+		return
+	}
+	writeJSON(w, http.StatusOK, win)
+}
+
+func (h *handler) end(w http.ResponseWriter, r *http.Request) {
+	if !jsonBody(w, r) {
+		return
+	}
+	win, err := h.store.End(r.PathValue("id"))
 	switch {
-	case rest == "" || rest == "/":
-		switch r.Method {
-		case http.MethodGet, http.MethodHead:
-			writeJSON(w, http.StatusOK, ListResponse{Windows: h.store.List()})
-		case http.MethodPost:
-			h.start(w, r)
-		default:
-			methodNotAllowed(w, r, "GET, HEAD, POST")
-		}
-	case len(parts) == 1:
-		if r.Method != http.MethodGet && r.Method != http.MethodHead {
-			methodNotAllowed(w, r, "GET, HEAD")
-			return
-		}
-		win, err := h.store.Get(parts[0])
-		if err != nil {
-			writeError(w, http.StatusNotFound, err.Error())
-			return
-		}
-		writeJSON(w, http.StatusOK, win)
-	case len(parts) == 2 && parts[1] == "end":
-		if r.Method != http.MethodPost {
-			methodNotAllowed(w, r, "POST")
-			return
-		}
-		if !jsonBody(w, r) {
-			return
-		}
-		win, err := h.store.End(parts[0])
-		switch {
-		case errors.Is(err, ErrNotFound):
-			writeError(w, http.StatusNotFound, err.Error())
-		case errors.Is(err, ErrEnded):
-			writeError(w, http.StatusConflict, err.Error())
-		case err != nil:
-			writeError(w, http.StatusInternalServerError, err.Error())
-		default:
-			h.logger.Info("benchmark window ended", "id", win.ID, "name", win.Name, "pool", win.Pool,
-				"duration_seconds", win.DurationSeconds)
-			writeJSON(w, http.StatusOK, win)
-		}
+	case errors.Is(err, ErrNotFound):
+		writeError(w, http.StatusNotFound, err.Error())
+	case errors.Is(err, ErrEnded):
+		writeError(w, http.StatusConflict, err.Error())
+	case err != nil:
+		writeError(w, http.StatusInternalServerError, err.Error())
 	default:
-		writeError(w, http.StatusNotFound, fmt.Sprintf("no such API path %q; see %s, %s/{id} and %s/{id}/end", r.URL.Path, Path, Path, Path))
+		h.logger.Info("benchmark window ended", "id", win.ID, "name", win.Name, "pool", win.Pool,
+			"duration_seconds", win.DurationSeconds)
+		writeJSON(w, http.StatusOK, win)
 	}
 }
 
@@ -191,11 +209,6 @@ func jsonBody(w http.ResponseWriter, r *http.Request) bool {
 		return false
 	}
 	return true
-}
-
-func methodNotAllowed(w http.ResponseWriter, r *http.Request, allow string) {
-	w.Header().Set("Allow", allow)
-	writeError(w, http.StatusMethodNotAllowed, fmt.Sprintf("method %s not allowed on %s; use %s", r.Method, r.URL.Path, allow))
 }
 
 func writeError(w http.ResponseWriter, code int, msg string) {

@@ -253,3 +253,40 @@ func TestAPIRefusesCrossSiteWrites(t *testing.T) {
 		t.Errorf("GET from another origin: %d %s, want 200", a.code, a.body)
 	}
 }
+
+// The mux works out a 405's Allow header and answers what it cannot route,
+// both in plain text of its own: the API says them in JSON, and keeps the
+// methods the mux listed.
+func TestAPIRoutingAnswersInJSON(t *testing.T) {
+	s := NewStore(Options{})
+	h := Handler(s, nil)
+	id := mustStart(t, s, "running", "", "").ID
+	for _, c := range []struct {
+		method, target string
+		allow          string
+	}{
+		{http.MethodDelete, Path, "GET, HEAD, POST"},
+		{http.MethodPatch, Path + "/", "GET, HEAD, POST"},
+		{http.MethodPost, Path + "/" + id, "GET, HEAD"},
+		{http.MethodHead, Path + "/" + id + "/end", "POST"},
+	} {
+		a := do(t, h, c.method, c.target, "")
+		if a.code != http.StatusMethodNotAllowed || a.hdr.Get("Allow") != c.allow {
+			t.Errorf("%s %s: %d, Allow %q; want 405, Allow %q", c.method, c.target, a.code, a.hdr.Get("Allow"), c.allow)
+			continue
+		}
+		if msg := errorOf(t, a); !strings.Contains(msg, c.method) || !strings.Contains(msg, c.allow) {
+			t.Errorf("%s %s: error %q does not name the method and %s", c.method, c.target, msg, c.allow)
+		}
+	}
+	for _, target := range []string{Path + "/" + id + "/stop", Path + "/" + id + "/end/now", "/api/v1/benchmark/", "/api/v1/benchmark/windowsx/1"} {
+		a := do(t, h, http.MethodGet, target, "")
+		if a.code != http.StatusNotFound || a.hdr.Get("Allow") != "" {
+			t.Errorf("GET %s: %d, Allow %q; want 404 and no Allow", target, a.code, a.hdr.Get("Allow"))
+			continue
+		}
+		if msg := errorOf(t, a); !strings.Contains(msg, "no such API path") || !strings.Contains(msg, Path) {
+			t.Errorf("GET %s: error %q does not point to %s", target, msg, Path)
+		}
+	}
+}
