@@ -36,7 +36,7 @@ func TestTenThousandLeavesThroughAChild(t *testing.T) {
 		t.Fatalf("all the vdev properties of 10,000 leaves are %d bytes, within the output limit: the test would show nothing", all.Size())
 	}
 	standin := filepath.Join(dir, "bin", "zpool")
-	build := exec.Command("go", "build", "-o", standin, "../hostgen/cmd/zpool")
+	build := exec.Command("go", "build", "-o", standin, "../testkit/hostgen/cmd/zpool")
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("building the stand-in zpool: %v\n%s", err, out)
 	}
