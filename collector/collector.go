@@ -23,7 +23,6 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/zpool-exporter/zpool_exporter/internal/budget"
 	"github.com/zpool-exporter/zpool_exporter/internal/runner"
 	"github.com/zpool-exporter/zpool_exporter/internal/zfs"
 )
@@ -189,6 +188,7 @@ func (s *scraper) collectTo(sink func(prometheus.Metric), reserve func(*promethe
 	if scrape == nil {
 		scrape = s.e.cfg.ZFS.NewScrape()
 	}
+	plan := scrape.Plan(s.ctx) // made before any collector reads
 	results := make(chan result, len(s.e.collectors))
 	pending := map[string]time.Time{}
 	for name, c := range s.e.collectors {
@@ -206,11 +206,11 @@ func (s *scraper) collectTo(sink func(prometheus.Metric), reserve func(*promethe
 		}()
 	}
 	// zpool commands end before the deadline; a collector still at work
-	// CollectorGrace after it is blocked where no context reaches (a read
-	// of a kstat of a pool hung in the kernel) and is left behind.
+	// at the plan's LeaveBehind is blocked where no context reaches (a
+	// read of a kstat of a pool hung in the kernel) and is left behind.
 	var late <-chan time.Time
-	if deadline, ok := s.ctx.Deadline(); ok {
-		timer := time.NewTimer(time.Until(deadline) + budget.CollectorGrace)
+	if at := plan.LeaveBehind(); !at.IsZero() {
+		timer := time.NewTimer(time.Until(at))
 		defer timer.Stop()
 		late = timer.C
 	}

@@ -73,10 +73,7 @@ func (s *Shared) Gather(ctx context.Context) (Reading, error) {
 	// what they have at the deadline and leave behind those that hang, so
 	// the reading, partial, comes just after it. A reader that is canceled
 	// (its client went away) stops at once.
-	var giveUp time.Time
-	if deadline, ok := ctx.Deadline(); ok {
-		giveUp = deadline.Add(budget.ReaderGrace)
-	}
+	giveUp := budget.NewPlan(ctx, time.Now()).ReadersGiveUp()
 	canceled := make(chan struct{})
 	stop := context.AfterFunc(ctx, func() {
 		if errors.Is(ctx.Err(), context.Canceled) {

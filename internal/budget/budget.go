@@ -25,9 +25,16 @@
 // reported failed and left behind. A reader of the shared gather waits
 // until D+ReaderGrace for that partial result, and TimeoutOffset -
 // ReaderGrace is left to write it.
+//
+// A Plan holds these times for one scrape: made once from its deadline,
+// it is what the gather, its zpool commands and their readers read their
+// times from.
 package budget
 
-import "time"
+import (
+	"context"
+	"time"
+)
 
 const (
 	// TimeoutOffset is taken off Prometheus's scrape timeout: the default
@@ -53,15 +60,60 @@ const (
 	fallbackMax   = 500 * time.Millisecond
 )
 
+// Plan is the timeline of one scrape, from the time it began and its
+// deadline D. The zero Plan is a scrape without a deadline: every stage
+// lasts until it ends, and each time it gives is the zero time.
+type Plan struct {
+	Start, Deadline time.Time
+}
+
+// NewPlan is the plan of a scrape that begins at start under ctx's
+// deadline, or the zero Plan when ctx has none.
+func NewPlan(ctx context.Context, start time.Time) Plan {
+	deadline, ok := ctx.Deadline()
+	if !ok {
+		return Plan{}
+	}
+	return Plan{Start: start, Deadline: deadline}
+}
+
+// at is D+d, or the zero time for the zero Plan.
+func (p Plan) at(d time.Duration) time.Time {
+	if p.Deadline.IsZero() {
+		return time.Time{}
+	}
+	return p.Deadline.Add(d)
+}
+
+// ZpoolEnd is D-r: when the scrape's zpool commands must have ended, the
+// fallback's reserve r kept.
+func (p Plan) ZpoolEnd() time.Time { return p.at(-FallbackReserve(p.Deadline.Sub(p.Start))) }
+
+// FallbackStart is D-r+ReapWait, when the kstat fallback begins: readers
+// of a zpool command that hangs stop waiting for it then.
+func (p Plan) FallbackStart() time.Time {
+	return p.at(ReapWait - FallbackReserve(p.Deadline.Sub(p.Start)))
+}
+
+// LeaveBehind is D+CollectorGrace, when a collector still at work is
+// reported failed and left behind.
+func (p Plan) LeaveBehind() time.Time { return p.at(CollectorGrace) }
+
+// ReadersGiveUp is D+ReaderGrace, when a reader of the shared gather stops
+// waiting for it.
+func (p Plan) ReadersGiveUp() time.Time { return p.at(ReaderGrace) }
+
+// ZpoolContext is ctx ending at ZpoolEnd, for a zpool or zfs command of the
+// scrape.
+func (p Plan) ZpoolContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	if p.Deadline.IsZero() {
+		return ctx, func() {}
+	}
+	return context.WithDeadline(ctx, p.ZpoolEnd())
+}
+
 // FallbackReserve is the part of the time left to a scrape's deadline that
 // a zpool command leaves unused, for the kstat fallback.
 func FallbackReserve(left time.Duration) time.Duration {
 	return min(left*fallbackShare/100, fallbackMax)
-}
-
-// FallbackStart is when the kstat fallback of a scrape with this deadline,
-// which started at start, begins: D-r+ReapWait. Readers of a zpool
-// command that hangs stop waiting for it then.
-func FallbackStart(deadline, start time.Time) time.Time {
-	return deadline.Add(ReapWait - FallbackReserve(deadline.Sub(start)))
 }

@@ -1,6 +1,7 @@
 package budget
 
 import (
+	"context"
 	"testing"
 	"time"
 )
@@ -15,16 +16,16 @@ type stage struct {
 // stage starting where the one before ends: the last ends when Prometheus
 // gives up.
 func stages(t time.Duration) []stage {
-	r := FallbackReserve(t)
 	start := time.Now()
-	fallback := FallbackStart(start.Add(t), start).Sub(start)
+	p := Plan{Start: start, Deadline: start.Add(t)}
+	since := func(at time.Time) time.Duration { return at.Sub(start) }
 	return []stage{
-		{"zpool commands", 0, t - r},
-		{"reaping a killed command", t - r, fallback},
-		{"kstat fallback", fallback, t},
-		{"late collectors", t, t + CollectorGrace},
-		{"rest of the gather", t + CollectorGrace, t + ReaderGrace},
-		{"writing the answer", t + ReaderGrace, t + TimeoutOffset},
+		{"zpool commands", 0, since(p.ZpoolEnd())},
+		{"reaping a killed command", since(p.ZpoolEnd()), since(p.FallbackStart())},
+		{"kstat fallback", since(p.FallbackStart()), t},
+		{"late collectors", t, since(p.LeaveBehind())},
+		{"rest of the gather", since(p.LeaveBehind()), since(p.ReadersGiveUp())},
+		{"writing the answer", since(p.ReadersGiveUp()), t + TimeoutOffset},
 	}
 }
 
@@ -65,5 +66,32 @@ func TestEachStageGetsItsTime(t *testing.T) {
 				t.Errorf("timeout %s: %s gets %s, want %s at least", timeout, s[i].what, took(i), least)
 			}
 		}
+	}
+}
+
+// A scrape without a deadline has no stage that ends: every time of its
+// plan is the zero time, which its readers take as never, and its zpool
+// commands run under the caller's context as it is.
+func TestPlanWithoutDeadline(t *testing.T) {
+	p := NewPlan(context.Background(), time.Now())
+	for name, at := range map[string]time.Time{"ZpoolEnd": p.ZpoolEnd(), "FallbackStart": p.FallbackStart(),
+		"LeaveBehind": p.LeaveBehind(), "ReadersGiveUp": p.ReadersGiveUp()} {
+		if !at.IsZero() {
+			t.Errorf("%s = %v, want the zero time", name, at)
+		}
+	}
+	ctx, cancel := p.ZpoolContext(context.Background())
+	defer cancel()
+	if _, ok := ctx.Deadline(); ok {
+		t.Error("a zpool command of a scrape without a deadline got one")
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	parent, stop := context.WithDeadline(context.Background(), deadline)
+	defer stop()
+	p = NewPlan(parent, deadline.Add(-10*time.Second))
+	ctx, cancel = p.ZpoolContext(parent)
+	defer cancel()
+	if d, _ := ctx.Deadline(); !d.Equal(deadline.Add(-500 * time.Millisecond)) {
+		t.Errorf("a zpool command of a 10 s scrape ends at D%v, want D-500ms", d.Sub(deadline))
 	}
 }

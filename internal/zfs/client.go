@@ -8,7 +8,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/zpool-exporter/zpool_exporter/internal/budget"
 	"github.com/zpool-exporter/zpool_exporter/internal/runner"
 )
 
@@ -91,9 +90,7 @@ func New(cfg Config, logger *slog.Logger) *Client {
 		snapshots: listing{types: "snapshot", properties: SnapshotProperties}}
 }
 
-// zpool runs the zpool command with a deadline a little before ctx's, so
-// that when it hangs (a suspended pool can hang zpool in the kernel) the
-// kstat fallback still has time to answer within the deadline.
+// zpool runs the zpool command under ctx.
 func (c *Client) zpool(ctx context.Context, args ...string) ([]byte, error) {
 	return c.run(ctx, c.command("zpool", args, false))
 }
@@ -134,15 +131,10 @@ func (c *Client) command(tool string, args []string, probe bool) runner.Command 
 	return runner.Command{Path: path, Args: args, Program: tool, Probe: probe}
 }
 
-// run runs one of ZFS's commands under the deadline of zpool, with an
-// output limit for each of its subcommands.
+// run runs one of ZFS's commands under ctx, with an output limit for each
+// of its subcommands. In a scrape, ctx ends before the scrape's deadline,
+// as its Scrape plans.
 func (c *Client) run(ctx context.Context, cmd runner.Command) ([]byte, error) {
-	if deadline, ok := ctx.Deadline(); ok {
-		reserve := budget.FallbackReserve(time.Until(deadline))
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithDeadline(ctx, deadline.Add(-reserve))
-		defer cancel()
-	}
 	var subcommand string
 	if len(cmd.Args) > 0 {
 		subcommand = cmd.Args[0]
