@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/zpool-exporter/zpool_exporter/internal/parse"
 	"github.com/zpool-exporter/zpool_exporter/internal/runner"
 	"github.com/zpool-exporter/zpool_exporter/internal/zfs"
 	"github.com/zpool-exporter/zpool_exporter/internal/zfs/zpool"
@@ -267,7 +268,7 @@ func (r Reader) zdbAshift(ctx context.Context, cfg *Config) error {
 	}
 	zc, err := ParseZdbConfig(bytes.NewReader(out))
 	if err != nil {
-		return fmt.Errorf("parsing `%s -C -- %s`: %w", r.Zdb, cfg.Pool, err)
+		return parse.WithSource(err, runner.CommandLine(r.Zdb, "-C", "--", cfg.Pool))
 	}
 	assignZdbAshift(cfg.Vdevs, zc.Vdevs)
 	return nil
@@ -368,7 +369,7 @@ func (r Reader) readDataset(ctx context.Context, cfg *Config) {
 		if err == nil {
 			props, err = zpool.ParseGet(bytes.NewReader(out))
 			if err != nil {
-				err = fmt.Errorf("parsing `%s %s`: %w", r.Zfs, strings.Join(args, " "), err)
+				err = parse.WithSource(err, runner.CommandLine(r.Zfs, args...))
 			}
 		}
 		if err == nil {
@@ -419,7 +420,7 @@ func (r Reader) readVersion(ctx context.Context, cfg *Config, poolProps map[stri
 	if err == nil {
 		user, kernel, perr := zpool.ParseVersion(out)
 		if perr != nil {
-			err = fmt.Errorf("parsing `%s version`: %w", r.Zfs, perr)
+			err = parse.WithSource(perr, runner.CommandLine(r.Zfs, "version"))
 		} else {
 			cfg.Version = releaseName(user, kernel, r.OS)
 			return
@@ -447,7 +448,7 @@ func (r Reader) readVersion(ctx context.Context, cfg *Config, poolProps map[stri
 			cfg.Version = poolVersionName(info, r.OS, zfsFuse)
 			return
 		}
-		err = fmt.Errorf("parsing `%s upgrade -v`: %w", r.Zpool, perr)
+		err = parse.WithSource(perr, runner.CommandLine(r.Zpool, "upgrade", "-v"))
 	}
 	why = append(why, err.Error())
 	if v, err := strconv.Atoi(poolProps["version"]); err == nil && v > 0 {
