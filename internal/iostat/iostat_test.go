@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zpool-exporter/zpool_exporter/internal/testkit/parsetest"
 	"github.com/zpool-exporter/zpool_exporter/internal/testkit/sample"
 )
 
@@ -235,7 +236,7 @@ func TestParseIostatErrors(t *testing.T) {
 			if errors.Is(err, ErrNotExtended) != tt.notExtended {
 				t.Errorf("errors.Is(ErrNotExtended) = %v, want %v", !tt.notExtended, tt.notExtended)
 			}
-			checkParseErrorAt(t, err, tt.want)
+			parsetest.CheckAt(t, err, tt.want)
 		})
 	}
 }
@@ -251,7 +252,7 @@ func TestParseErrorSummaryErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), want) || got != nil {
 			t.Errorf("%q: got %v, %v; want error %q", input, got, err, want)
 		}
-		checkParseErrorAt(t, err, want)
+		parsetest.CheckAt(t, err, want)
 	}
 }
 

@@ -4,6 +4,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/zpool-exporter/zpool_exporter/internal/testkit/parsetest"
 )
 
 func TestSysctlArcstats(t *testing.T) {
@@ -126,7 +128,7 @@ func TestSysctlErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%q: error %v, want %q", in, err, want)
 		}
-		checkParseErrorAt(t, err, want)
+		parsetest.CheckAt(t, err, want)
 	}
 	stats, err := ParseSysctl(strings.NewReader("vfs.zfs.trim.enabled: 1\nkern.hostname:\n"))
 	if err != nil || len(stats) != 2 || stats[1].Value != "" || stats[1].Numeric {

@@ -1,14 +1,11 @@
 package kstat
 
 import (
-	"bufio"
 	"bytes"
-	"errors"
-	"fmt"
 	"strings"
 	"testing"
 
-	"github.com/zpool-exporter/zpool_exporter/internal/parse"
+	"github.com/zpool-exporter/zpool_exporter/internal/testkit/parsetest"
 	"github.com/zpool-exporter/zpool_exporter/internal/testkit/sample"
 )
 
@@ -35,30 +32,6 @@ func addSeeds(f *testing.F) {
 	}
 }
 
-// checkParseError fails unless err, from a parser reading a bytes.Reader,
-// is a parse error: the only other error such a read can give is a line
-// too long for the reader.
-func checkParseError(t testing.TB, err error) {
-	t.Helper()
-	if err != nil && !errors.Is(err, parse.ErrUnexpected) && !errors.Is(err, bufio.ErrTooLong) {
-		t.Fatalf("error %v is not a parse error", err)
-	}
-}
-
-// checkParseErrorAt fails unless err is a parse error at the line that
-// want, the message expected, names first ("line 2: ...").
-func checkParseErrorAt(t testing.TB, err error, want string) {
-	t.Helper()
-	var line int
-	if _, scanErr := fmt.Sscanf(want, "line %d:", &line); scanErr != nil {
-		t.Fatalf("%q names no line", want)
-	}
-	var pe *parse.Error
-	if !errors.Is(err, parse.ErrUnexpected) || !errors.As(err, &pe) || pe.Line != line {
-		t.Errorf("error %v: want a parse error at line %d", err, line)
-	}
-}
-
 func TestFuzzSeedsWithoutSharedSamples(t *testing.T) {
 	sample.CheckSeeds(t, map[string]func(testing.TB) [][]byte{"kstat": seeds})
 }
@@ -67,7 +40,7 @@ func FuzzParseNamed(f *testing.F) {
 	addSeeds(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		n, err := ParseNamed(bytes.NewReader(data))
-		checkParseError(t, err)
+		parsetest.Check(t, err)
 		if err != nil {
 			if n != nil {
 				t.Fatalf("error %v with a result", err)
@@ -91,7 +64,7 @@ func FuzzParseNamed(f *testing.F) {
 		if err == nil && (d.Name == "" || strings.Contains(d.Pool, "/")) {
 			t.Fatalf("dataset %+v", d)
 		}
-		checkParseError(t, err)
+		parsetest.Check(t, err)
 	})
 }
 
@@ -102,7 +75,7 @@ func FuzzParsePoolState(f *testing.F) {
 		if err == nil && (s == "" || s != strings.ToLower(s) || strings.ContainsAny(s, " \t\n")) {
 			t.Fatalf("state %q", s)
 		}
-		checkParseError(t, err)
+		parsetest.Check(t, err)
 	})
 }
 
@@ -113,7 +86,7 @@ func FuzzParsePoolGUID(f *testing.F) {
 		if err != nil && g != 0 {
 			t.Fatalf("error %v with GUID %d", err, g)
 		}
-		checkParseError(t, err)
+		parsetest.Check(t, err)
 	})
 }
 
@@ -124,7 +97,7 @@ func FuzzParseTxgs(f *testing.F) {
 		if err != nil && txgs != nil {
 			t.Fatalf("error %v with %d txgs", err, len(txgs))
 		}
-		checkParseError(t, err)
+		parsetest.Check(t, err)
 	})
 }
 
@@ -135,7 +108,7 @@ func FuzzParseIO(f *testing.F) {
 		if err != nil && c != nil {
 			t.Fatalf("error %v with %+v", err, c)
 		}
-		checkParseError(t, err)
+		parsetest.Check(t, err)
 	})
 }
 
@@ -143,7 +116,7 @@ func FuzzParseTable(f *testing.F) {
 	addSeeds(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		tbl, err := ParseTable(bytes.NewReader(data))
-		checkParseError(t, err)
+		parsetest.Check(t, err)
 		if err != nil {
 			if tbl != nil {
 				t.Fatalf("error %v with a table", err)
@@ -164,7 +137,7 @@ func FuzzParseTable(f *testing.F) {
 // checkStats is what kstat(1M) output must satisfy whichever form it came in.
 func checkStats(t *testing.T, stats []Stat, err error) {
 	t.Helper()
-	checkParseError(t, err)
+	parsetest.Check(t, err)
 	if err != nil {
 		if stats != nil {
 			t.Fatalf("error %v with %d statistics", err, len(stats))
@@ -181,7 +154,7 @@ func checkStats(t *testing.T, stats []Stat, err error) {
 	}
 	ARCFromKstatP(stats)
 	_, err = PoolIOFromKstatP(stats)
-	checkParseError(t, err)
+	parsetest.Check(t, err)
 	for _, name := range MiscKstats {
 		m, ok := MiscFromKstatP(stats, name)
 		checkMisc(t, m, ok)
@@ -228,7 +201,7 @@ func FuzzParseSysctl(f *testing.F) {
 	addSeeds(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		stats, err := ParseSysctl(bytes.NewReader(data))
-		checkParseError(t, err)
+		parsetest.Check(t, err)
 		if err != nil {
 			if stats != nil {
 				t.Fatalf("error %v with %d sysctls", err, len(stats))

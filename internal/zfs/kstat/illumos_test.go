@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/zpool-exporter/zpool_exporter/internal/parse"
+	"github.com/zpool-exporter/zpool_exporter/internal/testkit/parsetest"
 )
 
 func TestParseKstatPFixture(t *testing.T) {
@@ -162,7 +163,7 @@ func TestIllumosErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: error %v, want %q", tc.name, err, tc.want)
 		}
-		checkParseErrorAt(t, err, tc.want)
+		parsetest.CheckAt(t, err, tc.want)
 	}
 	k := &Kstat{Module: "zfs", Name: "tank", Stats: []Stat{newStat("zfs", 0, "tank", "wtime", "-1.5")}}
 	if _, err := IOFromKstat(k); !errors.Is(err, parse.ErrUnexpected) || !strings.Contains(err.Error(), `zfs:0:tank: cannot parse wtime "-1.5"`) {

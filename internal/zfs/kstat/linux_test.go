@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/zpool-exporter/zpool_exporter/internal/parse"
+	"github.com/zpool-exporter/zpool_exporter/internal/testkit/parsetest"
 )
 
 func TestParseNamedArcstats(t *testing.T) {
@@ -260,7 +261,7 @@ func TestLinuxErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: error %v, want %q", tc.name, err, tc.want)
 		}
-		checkParseErrorAt(t, err, tc.want)
+		parsetest.CheckAt(t, err, tc.want)
 	}
 }
 

@@ -1,13 +1,9 @@
 package zpool
 
 import (
-	"bufio"
-	"errors"
-	"fmt"
 	"strings"
 	"testing"
 
-	"github.com/zpool-exporter/zpool_exporter/internal/parse"
 	"github.com/zpool-exporter/zpool_exporter/internal/testkit/sample"
 )
 
@@ -68,37 +64,6 @@ func statusJSONSeeds(t testing.TB) [][]byte {
 		sample.Seeds(t, "corpus/zpool-json", "*.txt"),
 		sample.Seeds(t, "captures/openzfs-2.3", "*zpool-status-j*.txt"),
 	)
-}
-
-// checkParseError fails unless err, from a parser reading a bytes.Reader,
-// is a parse error: the only other error such a read can give is a line
-// too long for the reader.
-func checkParseError(t testing.TB, err error) {
-	t.Helper()
-	if err != nil && !errors.Is(err, parse.ErrUnexpected) && !errors.Is(err, bufio.ErrTooLong) {
-		t.Fatalf("error %v is not a parse error", err)
-	}
-}
-
-// checkParseErrorAt fails unless err is a parse error at the line that
-// want, the message expected, names first ("line 4: ..."), or, if want
-// names a line too long, the reader's error, which is no parse error. A
-// message that names no line is not checked.
-func checkParseErrorAt(t testing.TB, err error, want string) {
-	t.Helper()
-	var line int
-	if _, scanErr := fmt.Sscanf(want, "line %d:", &line); scanErr != nil {
-		return
-	}
-	var pe *parse.Error
-	switch {
-	case strings.Contains(want, bufio.ErrTooLong.Error()):
-		if !errors.Is(err, bufio.ErrTooLong) || errors.Is(err, parse.ErrUnexpected) {
-			t.Errorf("error %v: want the reader's, not a parse error", err)
-		}
-	case !errors.As(err, &pe) || !errors.Is(err, parse.ErrUnexpected) || pe.Line != line:
-		t.Errorf("error %v: want a parse error at line %d", err, line)
-	}
 }
 
 func addSeeds(f *testing.F, seeds func(testing.TB) [][]byte) {

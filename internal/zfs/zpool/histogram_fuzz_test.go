@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/zpool-exporter/zpool_exporter/internal/testkit/parsetest"
 	"github.com/zpool-exporter/zpool_exporter/internal/testkit/sample"
 )
 
@@ -43,7 +44,7 @@ func FuzzParseHistograms(f *testing.F) {
 				if !strings.HasPrefix(err.Error(), "line ") {
 					t.Errorf("%s: error %q does not name its line", kind.describe(), err)
 				}
-				checkParseError(t, err)
+				parsetest.Check(t, err)
 				continue
 			}
 			checkHistograms(t, kind, tables)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/zpool-exporter/zpool_exporter/internal/testkit/parsetest"
 	"github.com/zpool-exporter/zpool_exporter/internal/testkit/sample"
 )
 
@@ -718,7 +719,7 @@ func TestParseHistogramsErrors(t *testing.T) {
 			if !strings.HasPrefix(err.Error(), tc.err) {
 				t.Errorf("error\n\t%q\nwant it to start with\n\t%q", err, tc.err)
 			}
-			checkParseErrorAt(t, err, tc.err)
+			parsetest.CheckAt(t, err, tc.err)
 		})
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zpool-exporter/zpool_exporter/internal/testkit/parsetest"
 	"github.com/zpool-exporter/zpool_exporter/internal/testkit/sample"
 )
 
@@ -419,7 +420,7 @@ func TestParseIostatErrors(t *testing.T) {
 			if err == nil || !strings.HasPrefix(err.Error(), tc.want) || reports != nil {
 				t.Errorf("got %d reports, error %v; want error %q", len(reports), err, tc.want)
 			}
-			checkParseErrorAt(t, err, tc.want)
+			parsetest.CheckAt(t, err, tc.want)
 		})
 	}
 }
@@ -632,7 +633,7 @@ func FuzzParseIostat(f *testing.F) {
 			if !strings.HasPrefix(err.Error(), "line ") {
 				t.Fatalf("error %q does not name its line", err)
 			}
-			checkParseError(t, err)
+			parsetest.Check(t, err)
 			return
 		}
 		for _, r := range reports {

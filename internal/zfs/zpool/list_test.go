@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/zpool-exporter/zpool_exporter/internal/testkit/parsetest"
 	"github.com/zpool-exporter/zpool_exporter/internal/testkit/sample"
 )
 
@@ -262,7 +263,7 @@ func TestParseListVerboseErrors(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), tc.want) || rows != nil {
 				t.Fatalf("ParseListVerbose: %d rows, error %v; want none and an error with %q", len(rows), err, tc.want)
 			}
-			checkParseErrorAt(t, err, tc.want)
+			parsetest.CheckAt(t, err, tc.want)
 		})
 	}
 }
@@ -275,7 +276,7 @@ func FuzzParseListVerbose(f *testing.F) {
 			if rows != nil {
 				t.Fatalf("%d rows with error %v", len(rows), err)
 			}
-			checkParseError(t, err)
+			parsetest.Check(t, err)
 			return
 		}
 		for i, r := range rows {

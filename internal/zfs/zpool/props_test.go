@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/zpool-exporter/zpool_exporter/internal/testkit/parsetest"
 	"github.com/zpool-exporter/zpool_exporter/internal/testkit/sample"
 )
 
@@ -346,13 +347,13 @@ func TestParseErrorsNameTheLine(t *testing.T) {
 	if err == nil || !strings.HasPrefix(err.Error(), "line 2: ") {
 		t.Errorf("ParseGet: %v, want a line 2 error", err)
 	}
-	checkParseErrorAt(t, err, "line 2:")
+	parsetest.CheckAt(t, err, "line 2:")
 	in := "tank\t1G\t1M\t1G\t-\t-\t0\t0\t1.00\tONLINE\t-\nr10\t1G\t1M\n"
 	_, err = ParseList(strings.NewReader(in), defaultListColumns)
 	if err == nil || err.Error() != "line 2: 3 fields, want 11 (name,size,allocated,free,checkpoint,expandsize,fragmentation,capacity,dedupratio,health,altroot)" {
 		t.Errorf("ParseList: %v", err)
 	}
-	checkParseErrorAt(t, err, "line 2:")
+	parsetest.CheckAt(t, err, "line 2:")
 	if _, err := ParseListTable(strings.NewReader("NAME SIZE HEALTH\ntank 1G\n")); err == nil || !strings.HasPrefix(err.Error(), "line 2: 2 fields, want 3") {
 		t.Errorf("ParseListTable: %v", err)
 	}
@@ -443,7 +444,7 @@ func FuzzParseGet(f *testing.F) {
 		if err != nil && props != nil {
 			t.Fatalf("error %v with %d properties", err, len(props))
 		}
-		checkParseError(t, err)
+		parsetest.Check(t, err)
 		for _, p := range props {
 			if p.Name == "" || p.Property == "" {
 				t.Fatalf("property without a name: %+v", p)
@@ -461,7 +462,7 @@ func FuzzParseList(f *testing.F) {
 			if err != nil && rows != nil {
 				t.Fatalf("error %v with %d rows", err, len(rows))
 			}
-			checkParseError(t, err)
+			parsetest.Check(t, err)
 			for _, r := range rows {
 				if len(r) != len(cols) {
 					t.Fatalf("row %v: want the %d columns %v", r, len(cols), cols)
@@ -472,7 +473,7 @@ func FuzzParseList(f *testing.F) {
 		if err != nil && rows != nil {
 			t.Fatalf("table: error %v with %d rows", err, len(rows))
 		}
-		checkParseError(t, err)
+		parsetest.Check(t, err)
 	})
 }
 

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zpool-exporter/zpool_exporter/internal/testkit/parsetest"
 	"github.com/zpool-exporter/zpool_exporter/internal/testkit/sample"
 )
 
@@ -430,8 +431,8 @@ func TestParseStatusJSONErrors(t *testing.T) {
 		if err == nil || st != nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: got %v, %v; want an error containing %q", tc.name, st, err, tc.want)
 		}
-		checkParseError(t, err)
-		checkParseErrorAt(t, err, tc.want)
+		parsetest.Check(t, err)
+		parsetest.CheckAt(t, err, tc.want)
 	}
 }
 
@@ -450,7 +451,7 @@ func FuzzParseStatusJSON(f *testing.F) {
 			t.Fatalf("got %v and error %v: want exactly one", st, err)
 		}
 		if err != nil {
-			checkParseError(t, err)
+			parsetest.Check(t, err)
 			return
 		}
 		for _, p := range st.Pools {

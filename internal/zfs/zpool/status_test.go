@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zpool-exporter/zpool_exporter/internal/testkit/parsetest"
 	"github.com/zpool-exporter/zpool_exporter/internal/testkit/sample"
 )
 
@@ -983,7 +984,7 @@ func TestParseStatusErrors(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("error %v, want %q", err, tc.want)
 			}
-			checkParseErrorAt(t, err, tc.want)
+			parsetest.CheckAt(t, err, tc.want)
 			if st != nil {
 				t.Error("a result with an error")
 			}
@@ -1033,7 +1034,7 @@ func FuzzParseStatus(f *testing.F) {
 			if !strings.HasPrefix(err.Error(), "line ") {
 				t.Fatalf("error without a line number: %v", err)
 			}
-			checkParseError(t, err)
+			parsetest.Check(t, err)
 			return
 		}
 		if err := checkStatusInvariants(st); err != nil {

@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/zpool-exporter/zpool_exporter/internal/testkit/parsetest"
 	"github.com/zpool-exporter/zpool_exporter/internal/testkit/sample"
 )
 
@@ -41,6 +42,6 @@ func FuzzParseVersion(f *testing.F) {
 		if err == nil && user == "" && kernel == "" {
 			t.Error("no error and no version")
 		}
-		checkParseError(t, err)
+		parsetest.Check(t, err)
 	})
 }
