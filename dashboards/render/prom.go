@@ -3,14 +3,14 @@ package render
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"io"
-	"math"
 	"net/http"
-	"net/url"
-	"strconv"
-	"strings"
 	"time"
+
+	"github.com/prometheus/client_golang/api"
+	v1 "github.com/prometheus/client_golang/api/prometheus/v1"
+	"github.com/prometheus/common/model"
 )
 
 // series is one labelled series of a query's answer. An instant query
@@ -28,128 +28,106 @@ type point struct {
 
 // prometheus asks a Prometheus server's HTTP API.
 type prometheus struct {
-	base   string
+	base string
+	// client is nil for the api package's default.
 	client *http.Client
+}
+
+// api is a client of the server's v1 API. Making one per query is cheap:
+// the HTTP client, and with it the connections, are shared.
+func (p prometheus) api() (v1.API, error) {
+	c, err := api.NewClient(api.Config{Address: p.base, Client: p.client})
+	if err != nil {
+		return nil, err
+	}
+	return v1.NewAPI(errorEnvelope{c}), nil
 }
 
 // queryRange evaluates expr over [from, to] every step.
 func (p prometheus) queryRange(ctx context.Context, expr string, from, to time.Time, step time.Duration) ([]series, error) {
-	return p.ask(ctx, "/api/v1/query_range", url.Values{
-		"query": {expr},
-		"start": {unixString(from)},
-		"end":   {unixString(to)},
-		"step":  {strconv.FormatFloat(step.Seconds(), 'f', -1, 64)},
-	})
+	a, err := p.api()
+	if err != nil {
+		return nil, err
+	}
+	v, _, _, err := a.QueryRange(ctx, expr, v1.Range{Start: from, End: to, Step: step})
+	if err != nil {
+		return nil, err
+	}
+	return toSeries(v)
 }
 
 // query evaluates expr at one instant.
 func (p prometheus) query(ctx context.Context, expr string, at time.Time) ([]series, error) {
-	return p.ask(ctx, "/api/v1/query", url.Values{"query": {expr}, "time": {unixString(at)}})
-}
-
-func unixString(t time.Time) string {
-	return strconv.FormatFloat(float64(t.UnixMilli())/1000, 'f', -1, 64)
-}
-
-// apiResponse is the envelope of every answer of the HTTP API.
-type apiResponse struct {
-	Status    string
-	ErrorType string `json:"errorType"`
-	Error     string
-	Data      struct {
-		ResultType string `json:"resultType"`
-		Result     json.RawMessage
-	}
-}
-
-// The API's answer is read whatever the HTTP status: errors come as
-// 400 or 422 with an error message in the same envelope.
-func (p prometheus) ask(ctx context.Context, path string, form url.Values) ([]series, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimSuffix(p.base, "/")+path, strings.NewReader(form.Encode()))
+	a, err := p.api()
 	if err != nil {
 		return nil, err
 	}
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	client := p.client
-	if client == nil {
-		client = http.DefaultClient
-	}
-	resp, err := client.Do(req)
+	v, _, _, err := a.Query(ctx, expr, at)
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return nil, err
-	}
-	var r apiResponse
-	if err := json.Unmarshal(body, &r); err != nil {
-		return nil, fmt.Errorf("%s: HTTP %d: %.200s", path, resp.StatusCode, body)
-	}
-	if r.Status != "success" {
-		return nil, fmt.Errorf("%s: %s", r.ErrorType, r.Error)
-	}
-	return decodeResult(r.Data.ResultType, r.Data.Result)
+	return toSeries(v)
 }
 
-// sample is a [time, "value"] pair as the API writes it.
-type sample [2]any
+// errorEnvelope reads the API's error whatever the HTTP status. The v1
+// client reads it only from a 400 or a 422, yet Prometheus answers a
+// timeout with 503 and an internal error with 500 in the same envelope,
+// whose type and message say more than the status. An answer that is not
+// the API's (a proxy's error page) is named by its status and opening.
+type errorEnvelope struct{ api.Client }
 
-func (s sample) point() (point, error) {
-	ts, ok := s[0].(float64)
-	str, ok2 := s[1].(string)
-	if !ok || !ok2 {
-		return point{}, fmt.Errorf("malformed sample %v", s)
+func (c errorEnvelope) Do(ctx context.Context, req *http.Request) (*http.Response, []byte, error) {
+	resp, body, err := c.Client.Do(ctx, req)
+	if err != nil || resp.StatusCode/100 == 2 && json.Valid(body) {
+		return resp, body, err
 	}
-	v, err := strconv.ParseFloat(str, 64)
-	if err != nil {
-		return point{}, err
+	var e struct {
+		Status    string       `json:"status"`
+		ErrorType v1.ErrorType `json:"errorType"`
+		Error     string       `json:"error"`
 	}
-	return point{ms: int64(math.Round(ts * 1000)), value: v}, nil
+	if json.Unmarshal(body, &e) != nil || e.Status != "error" {
+		return resp, body, fmt.Errorf("%s: HTTP %d: %.200s", req.URL.Path, resp.StatusCode, body)
+	}
+	return resp, body, &v1.Error{Type: e.ErrorType, Msg: e.Error}
 }
 
-func decodeResult(kind string, raw json.RawMessage) ([]series, error) {
-	switch kind {
-	case "matrix", "vector":
-		var items []struct {
-			Metric map[string]string
-			Values []sample
-			Value  *sample
-		}
-		if err := json.Unmarshal(raw, &items); err != nil {
-			return nil, err
-		}
-		out := make([]series, 0, len(items))
-		for _, it := range items {
-			samples := it.Values
-			if it.Value != nil {
-				samples = []sample{*it.Value}
-			}
-			s := series{labels: it.Metric}
-			if s.labels == nil {
-				s.labels = map[string]string{}
-			}
-			for _, sm := range samples {
-				pt, err := sm.point()
-				if err != nil {
-					return nil, err
-				}
-				s.points = append(s.points, pt)
+// toSeries turns an answer into series. Native histogram samples have no
+// float value and are left out.
+func toSeries(v model.Value) ([]series, error) {
+	switch v := v.(type) {
+	case model.Matrix:
+		out := make([]series, 0, len(v))
+		for _, ss := range v {
+			s := series{labels: labelMap(ss.Metric)}
+			for _, sp := range ss.Values {
+				s.points = append(s.points, point{ms: int64(sp.Timestamp), value: float64(sp.Value)})
 			}
 			out = append(out, s)
 		}
 		return out, nil
-	case "scalar":
-		var sm sample
-		if err := json.Unmarshal(raw, &sm); err != nil {
-			return nil, err
+	case model.Vector:
+		out := make([]series, 0, len(v))
+		for _, sm := range v {
+			s := series{labels: labelMap(sm.Metric)}
+			if sm.Histogram == nil {
+				s.points = []point{{ms: int64(sm.Timestamp), value: float64(sm.Value)}}
+			}
+			out = append(out, s)
 		}
-		pt, err := sm.point()
-		if err != nil {
-			return nil, err
-		}
-		return []series{{labels: map[string]string{}, points: []point{pt}}}, nil
+		return out, nil
+	case *model.Scalar:
+		return []series{{labels: map[string]string{}, points: []point{{ms: int64(v.Timestamp), value: float64(v.Value)}}}}, nil
+	case nil:
+		return nil, errors.New("the answer holds no result")
 	}
-	return nil, fmt.Errorf("result type %q is not drawn", kind)
+	return nil, fmt.Errorf("result type %q is not drawn", v.Type())
+}
+
+func labelMap(m model.Metric) map[string]string {
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		out[string(k)] = string(v)
+	}
+	return out
 }
