@@ -2,14 +2,18 @@ package benchsource
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"net/http"
-	"net/url"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/prometheus/client_golang/api"
+	v1 "github.com/prometheus/client_golang/api/prometheus/v1"
+	"github.com/prometheus/common/model"
 
 	"github.com/zpool-exporter/zpool_exporter/internal/benchmetrics"
 	"github.com/zpool-exporter/zpool_exporter/internal/zpoolbench/benchreport"
@@ -24,7 +28,8 @@ const Lookback = 5 * time.Minute
 type PrometheusSource struct {
 	base     string
 	matchers string
-	client   *http.Client
+	api      v1.API
+	err      error // why no client could be made of base
 }
 
 // Prometheus reads the raw samples a Prometheus server at baseURL (e.g.
@@ -33,14 +38,24 @@ type PrometheusSource struct {
 //
 //	zfs_vdev_write_bytes_total{pool="tank",instance="nas:9134"}[305s]
 //
-// at the query's end. matchers, when not empty, are label matchers added
-// to every selector to pick one exporter among those Prometheus scrapes,
-// e.g. `instance="nas:9134"` (braces are optional). client is
-// http.DefaultClient when nil.
+// at the query's end: a range query would give its steps instead, each
+// the last sample before it, and a peak over a step would not be one over
+// a scrape. matchers, when not empty, are label matchers added to every
+// selector to pick one exporter among those Prometheus scrapes, e.g.
+// `instance="nas:9134"` (braces are optional). client is
+// http.DefaultClient when nil; user and password in baseURL are sent as
+// basic authentication.
 func Prometheus(baseURL, matchers string, client *http.Client) *PrometheusSource {
 	m := strings.TrimSpace(matchers)
 	m = strings.TrimSpace(strings.TrimSuffix(strings.TrimPrefix(m, "{"), "}"))
-	return &PrometheusSource{base: strings.TrimRight(baseURL, "/"), matchers: m, client: clientOrDefault(client)}
+	s := &PrometheusSource{base: strings.TrimRight(baseURL, "/"), matchers: m}
+	c, err := api.NewClient(api.Config{Address: s.base, Client: clientOrDefault(client)})
+	if err != nil {
+		s.err = fmt.Errorf("the Prometheus URL %s: %w", redact(s.base), err)
+		return s
+	}
+	s.api = v1.NewAPI(c)
+	return s
 }
 
 var _ Source = (*PrometheusSource)(nil)
@@ -68,18 +83,26 @@ func (s *PrometheusSource) selector(metric, pool string) string {
 	return metric + "{" + strings.Join(parts, ",") + "}"
 }
 
-// query runs an instant query of a range selector and checks that its
-// series come from one scrape target.
+// query runs an instant query of a range selector at at (Prometheus's
+// present when zero) and checks that its series come from one scrape
+// target.
 func (s *PrometheusSource) query(ctx context.Context, expr string, at time.Time) ([]benchreport.Series, error) {
-	q := url.Values{"query": {expr}}
-	if !at.IsZero() {
-		q.Set("time", formatTime(at))
+	if s.err != nil {
+		return nil, s.err
 	}
-	result, err := getMatrix(ctx, s.client, s.base+"/api/v1/query?"+q.Encode())
+	value, _, _, err := s.api.Query(ctx, expr, at)
 	if err != nil {
-		return nil, fmt.Errorf("querying Prometheus at %s for %s: %w", redact(s.base), expr, err)
+		return nil, fmt.Errorf("querying Prometheus at %s for %s: %w", redact(s.base), expr, explain(err))
 	}
-	series := toSeries(result)
+	matrix, ok := value.(model.Matrix)
+	if !ok {
+		what := "nothing"
+		if value != nil {
+			what = "a " + value.Type().String()
+		}
+		return nil, fmt.Errorf("querying Prometheus at %s for %s: the answer is %s, not a matrix", redact(s.base), expr, what)
+	}
+	series := fromMatrix(matrix)
 	if targets := targetsOf(series); len(targets) > 1 {
 		if s.matchers == "" {
 			return nil, fmt.Errorf("the Prometheus at %s has %s from %d scrape targets (%s): pass --prometheus.matchers to choose one, e.g. --prometheus.matchers='%s'",
@@ -89,6 +112,24 @@ func (s *PrometheusSource) query(ctx context.Context, expr string, at time.Time)
 			redact(s.base), expr, len(targets), strings.Join(targets, "; "), s.matchers)
 	}
 	return series, nil
+}
+
+// explain adds to an error of the API client what the server sent with
+// it: the client keeps the page of a proxy's refusal (a 502 from a
+// reverse proxy, a login page) apart, and that page says what went wrong.
+func explain(err error) error {
+	var apiErr *v1.Error
+	if !errors.As(err, &apiErr) {
+		return err
+	}
+	detail := strings.Join(strings.Fields(apiErr.Detail), " ")
+	if detail == "" {
+		return err
+	}
+	if len(detail) > 300 {
+		detail = detail[:300] + "..."
+	}
+	return fmt.Errorf("%w: %s", err, detail)
 }
 
 // targetsOf lists the distinct instance and job labels of series, sorted.

@@ -32,6 +32,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/prometheus/common/model"
+
 	"github.com/zpool-exporter/zpool_exporter/internal/benchmetrics"
 	"github.com/zpool-exporter/zpool_exporter/internal/history"
 	"github.com/zpool-exporter/zpool_exporter/internal/zpoolbench/benchreport"
@@ -104,6 +106,28 @@ func toSeries(result []history.MatrixSeries) []benchreport.Series {
 		}
 		sort.SliceStable(samples, func(a, b int) bool { return samples[a].Time.Before(samples[b].Time) })
 		out = append(out, benchreport.Series{Metric: r.Metric["__name__"], Labels: labels, Samples: samples})
+	}
+	return out
+}
+
+// fromMatrix turns a matrix into series, dropping __name__ from the
+// labels: the samples of Prometheus's answers and those of the exporter's
+// scrapes alike.
+func fromMatrix(m model.Matrix) []benchreport.Series {
+	out := make([]benchreport.Series, 0, len(m))
+	for _, stream := range m {
+		labels := make(map[string]string, len(stream.Metric))
+		for k, v := range stream.Metric {
+			if k != model.MetricNameLabel {
+				labels[string(k)] = string(v)
+			}
+		}
+		samples := make([]benchreport.Sample, len(stream.Values))
+		for i, p := range stream.Values {
+			samples[i] = benchreport.Sample{Time: p.Timestamp.Time().UTC(), Value: float64(p.Value)}
+		}
+		sort.SliceStable(samples, func(a, b int) bool { return samples[a].Time.Before(samples[b].Time) })
+		out = append(out, benchreport.Series{Metric: string(stream.Metric[model.MetricNameLabel]), Labels: labels, Samples: samples})
 	}
 	return out
 }

@@ -50,7 +50,12 @@ var (
 )
 
 func (p *fakePrometheus) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	q := r.URL.Query()
+	// The API client POSTs its queries as a form, as Prometheus allows.
+	if err := r.ParseForm(); err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	q := r.Form
 	p.mu.Lock()
 	p.queries = append(p.queries, q)
 	p.mu.Unlock()
@@ -107,8 +112,8 @@ func TestPrometheusQueriesRawSamples(t *testing.T) {
 		if !PerPool(metric) {
 			want = metric + `{instance="nas:9134"}[391s]`
 		}
-		if q.Get("query") != want || q.Get("time") != "1741942890.500" {
-			t.Errorf("query %d: %s at time=%s; want %s at time=1741942890.500", i, q.Get("query"), q.Get("time"), want)
+		if q.Get("query") != want || q.Get("time") != "1741942890.5" {
+			t.Errorf("query %d: %s at time=%s; want %s at time=1741942890.5", i, q.Get("query"), q.Get("time"), want)
 		}
 	}
 	for _, want := range []string{"zfs_vdev_write_bytes_total", "zfs_host_cpu_seconds_total", "zfs_arc_hits_total", "zfs_pool_state"} {
@@ -192,14 +197,14 @@ func TestPrometheusLatestSample(t *testing.T) {
 	}
 }
 
-// Errors name the server, the query, the HTTP status and what the server
-// said.
+// Errors name the server, the query, and what the server said: the
+// error of Prometheus's API, or the page of a proxy.
 func TestPrometheusErrors(t *testing.T) {
 	p := &fakePrometheus{targets: []string{"nas:9134"}}
 	server := httptest.NewServer(p)
 	defer server.Close()
 	_, err := Prometheus(server.URL, `instance=~`, nil).Fetch(t.Context(), Query{Pool: "tank", Start: start, End: end})
-	for _, want := range []string{server.URL, `zfs_vdev_info{pool="tank",instance=~}[391s]`, "400 Bad Request", "bad_data: 1:1: parse error"} {
+	for _, want := range []string{server.URL, `zfs_vdev_info{pool="tank",instance=~}[391s]`, "bad_data: 1:1: parse error"} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("bad matchers: error %v; want it to say %s", err, want)
 		}
@@ -210,7 +215,7 @@ func TestPrometheusErrors(t *testing.T) {
 	}))
 	defer proxy.Close()
 	_, err = Prometheus(proxy.URL, "", nil).Fetch(t.Context(), Query{Pool: "tank", Start: start, End: end})
-	if err == nil || !strings.Contains(err.Error(), "502 Bad Gateway: upstream connect error") {
+	if err == nil || !strings.Contains(err.Error(), "502: upstream connect error") {
 		t.Errorf("a proxy's error page: %v", err)
 	}
 
@@ -222,6 +227,33 @@ func TestPrometheusErrors(t *testing.T) {
 	}
 	if _, err := Prometheus(server.URL, "", nil).Fetch(t.Context(), Query{Start: end, End: start}); err == nil {
 		t.Error("an end before the start was accepted")
+	}
+}
+
+// User and password in the URL go to Prometheus as basic authentication,
+// and never into a message.
+func TestPrometheusBasicAuth(t *testing.T) {
+	p := &fakePrometheus{targets: []string{"nas:9134"}}
+	var users []string
+	server := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		user, password, _ := r.BasicAuth()
+		users = append(users, user+":"+password)
+		p.ServeHTTP(w, r)
+	}))
+	defer server.Close()
+	u, _ := url.Parse(server.URL)
+	u.User = url.UserPassword("bench", "hunter2")
+	src := Prometheus(u.String(), "", nil)
+	if _, err := src.LatestSample(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if len(users) != 1 || users[0] != "bench:hunter2" {
+		t.Errorf("Prometheus got the users %q, want bench:hunter2", users)
+	}
+	server.Close()
+	_, err := src.Fetch(t.Context(), Query{Pool: "tank", Start: start, End: end})
+	if err == nil || strings.Contains(err.Error()+src.String(), "hunter2") || !strings.Contains(err.Error(), "bench:xxxxx@") {
+		t.Errorf("a password in the URL: %v, %s; want it redacted", err, src)
 	}
 }
 
