@@ -12,7 +12,7 @@ import (
 )
 
 // scrapedSource holds readings timed by their scrapes, and answers a
-// Fetch as the exporter's history and Prometheus do: per series, the last
+// Fetch as the sampler and Prometheus do: per series, the last
 // reading at or before the query's start and every later one.
 type scrapedSource struct{ series []benchreport.Series }
 

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/zpool-exporter/zpool_exporter/internal/runner"
+	"github.com/zpool-exporter/zpool_exporter/internal/zpoolbench/benchsource"
 )
 
 // Without zpool here, auto reads the pool's configuration from the
@@ -46,7 +47,7 @@ func TestPoolConfigFromTheExporterWithoutZpool(t *testing.T) {
 	} {
 		t.Run(c.from, func(t *testing.T) {
 			var warnings []string
-			r := poolConfigReader{from: c.from, zpool: c.zpool, zfs: "zfs", zdb: "zdb", exporterURL: withAuth,
+			r := poolConfigReader{from: c.from, zpool: c.zpool, zfs: "zfs", zdb: "zdb", exporter: benchsource.NewExporter(withAuth, nil),
 				warn: func(format string, args ...any) { warnings = append(warnings, fmt.Sprintf(format, args...)) }}
 			cfg, err := r.read(context.Background(), "rz1")
 			if err != nil {
@@ -61,11 +62,11 @@ func TestPoolConfigFromTheExporterWithoutZpool(t *testing.T) {
 		})
 	}
 
-	r := poolConfigReader{from: configZpool, zpool: missing, zfs: "zfs", zdb: "zdb", exporterURL: withAuth, warn: t.Logf}
+	r := poolConfigReader{from: configZpool, zpool: missing, zfs: "zfs", zdb: "zdb", exporter: benchsource.NewExporter(withAuth, nil), warn: t.Logf}
 	if _, err := r.read(context.Background(), "rz1"); !errors.Is(err, runner.ErrNotFound) {
 		t.Errorf("--pool.config-from=zpool without zpool: %v, want it not found", err)
 	}
-	r = poolConfigReader{from: configExporter, exporterURL: exporter.URL, warn: t.Logf}
+	r = poolConfigReader{from: configExporter, exporter: benchsource.NewExporter(exporter.URL, nil), warn: t.Logf}
 	if _, err := r.read(context.Background(), "rz1"); err == nil || !strings.Contains(err.Error(), "401") {
 		t.Errorf("without the password: %v, want the exporter's 401", err)
 	}

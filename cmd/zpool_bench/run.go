@@ -40,6 +40,8 @@ type runCommand struct {
 	tool               string
 	zpool, zfs, zdb    string
 	configFrom         string
+	sampleInterval     time.Duration
+	sampleTimeout      time.Duration
 	settle             time.Duration
 	settleTimeout      time.Duration
 	killAfter          time.Duration
@@ -54,7 +56,11 @@ func (c *runCommand) register(app *kingpin.Application) {
 		StringVar(&c.pool)
 	cmd.Flag("exporter.url", "zpool_exporter's URL, started with --web.enable-benchmark-api. User and password in the URL are sent as basic authentication.").
 		Default("http://localhost:9134").StringVar(&c.exporterURL)
-	cmd.Flag("prometheus.url", "Read the run's samples from this Prometheus (which scrapes the exporter) instead of the exporter's own short in-memory history.").
+	cmd.Flag("exporter.sample-interval", "How often the exporter's /metrics is scraped for the report's figures, from just before the workload starts to the end of --settle. Not with --prometheus.url, whose samples are Prometheus's.").
+		Default("1s").DurationVar(&c.sampleInterval)
+	cmd.Flag("exporter.sample-timeout", "Longest a scrape of the exporter's /metrics may take: the exporter is told, as Prometheus tells it, and answers in time with what its collectors have. A scrape that fails leaves a gap in the samples, and the report says how many did.").
+		Default("10s").DurationVar(&c.sampleTimeout)
+	cmd.Flag("prometheus.url", "Read the run's samples from this Prometheus (which scrapes the exporter) instead of scraping the exporter during the run.").
 		PlaceHolder("URL").StringVar(&c.prometheusURL)
 	cmd.Flag("prometheus.matchers", "Label matchers that pick this host's exporter among Prometheus's targets, e.g. 'instance=\"nas:9134\"'; needed when Prometheus scrapes several.").
 		PlaceHolder("MATCHERS").StringVar(&c.prometheusMatchers)
@@ -84,7 +90,7 @@ func (c *runCommand) register(app *kingpin.Application) {
 		Default("zdb").StringVar(&c.zdb)
 	cmd.Flag("settle", "After the workload ends, how long the pool's I/O still counts: writes still in flight land within a transaction group or two. The report waits until the exporter's I/O source (a zpool iostat report, a read of vdev properties) has answered that long after the end.").
 		Default("3s").DurationVar(&c.settle)
-	cmd.Flag("settle-timeout", "Longest wait for that answer: the exporter's --zpool.iostat-interval, plus Prometheus's scrape interval with --prometheus.url.").
+	cmd.Flag("settle-timeout", "Longest wait for that answer: the exporter's --zpool.iostat-interval, plus --exporter.sample-interval, or Prometheus's scrape interval with --prometheus.url.").
 		Default("1m").DurationVar(&c.settleTimeout)
 	cmd.Flag("kill-after", "After Ctrl-C or SIGTERM, how long the workload may take to stop before it is killed. A second Ctrl-C kills it at once.").
 		Default("10s").DurationVar(&c.killAfter)
@@ -110,6 +116,14 @@ func (c *runCommand) check() error {
 	}{{"settle", c.settle}, {"kill-after", c.killAfter}} {
 		if d.value < 0 {
 			return cliflag.Invalid(d.flag, d.value.String(), "must not be negative")
+		}
+	}
+	for _, d := range []struct {
+		flag  string
+		value time.Duration
+	}{{"exporter.sample-interval", c.sampleInterval}, {"exporter.sample-timeout", c.sampleTimeout}} {
+		if d.value < 100*time.Millisecond {
+			return cliflag.Invalid(d.flag, d.value.String(), "must be at least 100ms")
 		}
 	}
 	if c.settleTimeout <= 0 {
@@ -165,7 +179,9 @@ func (c *runCommand) run(ctx context.Context) int {
 		}
 		return exitFailure, true
 	}
-	configs := poolConfigReader{from: c.configFrom, zpool: c.zpool, zfs: c.zfs, zdb: c.zdb, exporterURL: c.exporterURL,
+	client := &http.Client{Timeout: max(30*time.Second, c.sampleTimeout)}
+	exporter := benchsource.NewExporter(c.exporterURL, client)
+	configs := poolConfigReader{from: c.configFrom, zpool: c.zpool, zfs: c.zfs, zdb: c.zdb, exporter: exporter,
 		warn: func(format string, args ...any) { warnf(stderr, format, args...) }}
 	cfg, err := configs.read(setup, c.pool)
 	if err != nil {
@@ -180,23 +196,25 @@ func (c *runCommand) run(ctx context.Context) int {
 		warnf(stderr, "pool %s: %s", cfg.Pool, m)
 	}
 
-	source := c.source()
-	windows := &benchwindow.Client{BaseURL: c.exporterURL}
+	sampledFrom := time.Now()
+	source, sampler, stopSampling := c.startSource(exporter, client)
+	defer stopSampling()
+	windows := &benchwindow.Client{BaseURL: c.exporterURL, HTTP: client}
 	commandLine := strings.Join(c.command, " ")
 	window, err := windows.Start(setup, benchwindow.StartRequest{Name: c.name, Pool: c.pool, Command: commandLine})
 	if err != nil {
 		if status, ok := interrupted(); ok {
 			return status
 		}
-		warnf(stderr, "cannot start a benchmark window at %s: %v", c.exporterURL, err)
+		warnf(stderr, "cannot start a benchmark window at %s: %v", redact(c.exporterURL), err)
 		return exitFailure
 	}
 	warnf(stderr, "window %s %q started on pool %s (%s)", window.ID, c.name, c.pool, cfg.Layout)
 
-	// The exporter samples only while a window runs: wait for its first
-	// sample, the baseline every figure of the report starts from.
-	if _, fromExporter := source.(*benchsource.ExporterSource); fromExporter {
-		if err := waitFor(setup, source, source.LatestSample, "sample", window.Start, nil); err != nil {
+	// Wait for the first scrape of the pool's counters: the baseline every
+	// figure of the report starts from. Prometheus has older samples.
+	if sampler != nil {
+		if err := waitFor(setup, source, source.LatestSample, "sample", sampledFrom, nil); err != nil {
 			c.endWindow(windows, window.ID)
 			if status, ok := interrupted(); ok {
 				return status
@@ -250,12 +268,20 @@ func (c *runCommand) run(ctx context.Context) int {
 	runInfo.Workload, runInfo.WorkloadError = parseWorkload(c.chooseTool(), c.command, result)
 
 	report, err := c.collect(runInfo, source)
+	stopSampling()
 	if err != nil {
 		warnf(stderr, "no report: %v", err)
 		if status == 0 {
 			status = exitFailure
 		}
 		return status
+	}
+	if sampler != nil {
+		if failed, scrapes, last := sampler.Failures(); failed > 0 {
+			note := fmt.Sprintf("%d of %d scrapes of the exporter's /metrics failed, each leaving a gap in the samples; the last: %v", failed, scrapes, last)
+			warnf(stderr, "%s", note)
+			report.Missing = append(report.Missing, note)
+		}
 	}
 	if err := reportWriters[c.format](c.env.stdout, report); err != nil {
 		warnf(stderr, "printing the report: %v", err)
@@ -324,6 +350,27 @@ func waitFor(ctx context.Context, source benchsource.Source, latest func(context
 	}
 }
 
+// startSource picks where the report's samples come from: Prometheus with
+// --prometheus.url, or else the exporter's /metrics, which sampler scrapes
+// from now, just before the window opens, until stop is called, once the
+// report has its samples. stop may be called more than once.
+func (c *runCommand) startSource(exporter *benchsource.Exporter, client *http.Client) (source benchsource.Source, sampler *benchsource.Sampler, stop func()) {
+	if c.prometheusURL != "" {
+		return benchsource.Prometheus(c.prometheusURL, c.prometheusMatchers, client), nil, func() {}
+	}
+	sampler = benchsource.NewSampler(exporter, c.pool, c.sampleInterval, c.sampleTimeout)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		sampler.Run(ctx)
+	}()
+	return sampler, sampler, sync.OnceFunc(func() {
+		cancel()
+		<-done
+	})
+}
+
 // endWindow ends the window, even after an interrupt, and says whether it
 // did.
 func (c *runCommand) endWindow(windows *benchwindow.Client, id string) bool {
@@ -343,12 +390,12 @@ func (c *runCommand) endWindow(windows *benchwindow.Client, id string) bool {
 	return true
 }
 
-func (c *runCommand) source() benchsource.Source {
-	client := &http.Client{Timeout: 30 * time.Second}
-	if c.prometheusURL != "" {
-		return benchsource.Prometheus(c.prometheusURL, c.prometheusMatchers, client)
+// redact drops a URL's password, for messages.
+func redact(u string) string {
+	if p, err := url.Parse(u); err == nil {
+		return p.Redacted()
 	}
-	return benchsource.Exporter(c.exporterURL, client)
+	return u
 }
 
 func (c *runCommand) token() (string, error) {

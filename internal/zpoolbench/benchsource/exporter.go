@@ -2,132 +2,67 @@ package benchsource
 
 import (
 	"context"
-	"errors"
 	"fmt"
+	"io"
 	"net/http"
-	"net/url"
-	"slices"
+	"strconv"
 	"strings"
 	"time"
 
-	"github.com/zpool-exporter/zpool_exporter/internal/benchmetrics"
-	"github.com/zpool-exporter/zpool_exporter/internal/history"
-	"github.com/zpool-exporter/zpool_exporter/internal/zpoolbench/benchreport"
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
 )
 
-// ExporterSource reads an exporter's benchmark history.
-type ExporterSource struct {
+// Exporter is an exporter's /metrics, scraped as Prometheus scrapes it:
+// for the pool's configuration where zpool_bench runs without zpool, and
+// by a Sampler for a run's samples.
+type Exporter struct {
 	base   string
 	client *http.Client
 }
 
-// Exporter reads the benchmark history of the exporter at baseURL (e.g.
-// http://localhost:9134), which must run with --web.enable-benchmark-api.
-// client is http.DefaultClient when nil; give one with TLS settings or
-// basic authentication when the exporter's --web.config.file asks for
-// them.
-func Exporter(baseURL string, client *http.Client) *ExporterSource {
-	return &ExporterSource{base: strings.TrimRight(baseURL, "/"), client: clientOrDefault(client)}
+// NewExporter scrapes the exporter at baseURL (e.g. http://localhost:9134).
+// client is http.DefaultClient when nil; give one with TLS settings when
+// the exporter's --web.config.file asks for them. User and password in
+// baseURL are sent as basic authentication.
+func NewExporter(baseURL string, client *http.Client) *Exporter {
+	return &Exporter{base: strings.TrimRight(baseURL, "/"), client: clientOrDefault(client)}
 }
 
-var _ Source = (*ExporterSource)(nil)
+// String is "exporter URL", without the URL's password.
+func (e *Exporter) String() string { return "exporter " + redact(e.base) }
 
-// String is "exporter URL".
-func (s *ExporterSource) String() string { return "exporter " + redact(s.base) }
+// maxBody bounds a scrape: tens of thousands of series.
+const maxBody = 256 << 20
 
-func (s *ExporterSource) get(ctx context.Context, metrics []string, start, end string) ([]benchreport.Series, error) {
-	q := url.Values{"metric": metrics, "start": {start}, "end": {end}}
-	u := s.base + history.Path + "?" + q.Encode()
-	result, err := getMatrix(ctx, s.client, u)
+// Metrics scrapes /metrics once and returns its families by name. A
+// deadline of ctx is sent as Prometheus sends its scrape timeout, so that
+// the exporter answers in time with what its collectors have rather than
+// not at all.
+func (e *Exporter) Metrics(ctx context.Context) (map[string]*dto.MetricFamily, error) {
+	fail := func(err error) error { return fmt.Errorf("scraping the exporter at %s: %w", redact(e.base), err) }
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, e.base+"/metrics", nil)
 	if err != nil {
-		return nil, fmt.Errorf("reading the benchmark history of the exporter at %s (GET %s): %w", redact(s.base), history.Path, err)
+		return nil, fail(err)
 	}
-	return toSeries(result), nil
-}
-
-// Fetch reads the samples of q from the history: the latency histograms
-// too where the exporter keeps them, and the rest without them where it
-// is older than they are.
-func (s *ExporterSource) Fetch(ctx context.Context, q Query) ([]benchreport.Series, error) {
-	if q.End.Before(q.Start) {
-		return nil, fmt.Errorf("the end %v is before the start %v", q.End, q.Start)
+	req.Header.Set("Accept", string(expfmt.NewFormat(expfmt.TypeTextPlain)))
+	if deadline, ok := ctx.Deadline(); ok {
+		req.Header.Set("X-Prometheus-Scrape-Timeout-Seconds", strconv.FormatFloat(time.Until(deadline).Seconds(), 'f', 3, 64))
 	}
-	from, to := formatTime(q.Start), formatTime(q.End)
-	var core []string
-	for _, m := range benchmetrics.Families {
-		if !slices.Contains(benchmetrics.LatencyFamilies, m) {
-			core = append(core, m)
-		}
-	}
-	all, err := s.get(ctx, core, from, to)
+	resp, err := e.client.Do(req)
 	if err != nil {
-		return nil, err
+		return nil, fail(err)
 	}
-	// Asked apart: the history of an exporter older than the latency
-	// families refuses them (400, a metric it does not keep), and the
-	// report is then made without them, saying they are missing.
-	latency, err := s.get(ctx, benchmetrics.LatencyFamilies, from, to)
-	var refused *httpError
-	switch {
-	case err == nil:
-		all = append(all, latency...)
-	case !errors.As(err, &refused) || refused.code != http.StatusBadRequest:
-		return nil, err
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		body, _ := io.ReadAll(io.LimitReader(resp.Body, 300))
+		return nil, fail(fmt.Errorf("HTTP %s: %s", resp.Status, strings.TrimSpace(string(body))))
 	}
-	var out []benchreport.Series
-	pools := map[string]bool{}
-	for _, series := range all {
-		if PerPool(series.Metric) && series.Labels["pool"] != "" {
-			pools[series.Labels["pool"]] = true
-		}
-		if q.Pool != "" && PerPool(series.Metric) && series.Labels["pool"] != q.Pool {
-			continue
-		}
-		if series.Samples = trim(series.Samples, q.Start, q.End); series.Samples != nil {
-			out = append(out, series)
-		}
-	}
-	if err := checkPool(out, q, pools); err != nil {
-		return nil, fmt.Errorf("the exporter at %s: %w", redact(s.base), err)
-	}
-	return out, nil
-}
-
-// farFuture asks the history for each series' newest sample: the last one
-// at or before it.
-const farFuture = "9999999999"
-
-// LatestSample is the time of the history's newest sample of LatestMetric.
-func (s *ExporterSource) LatestSample(ctx context.Context) (time.Time, error) {
-	all, err := s.get(ctx, []string{LatestMetric}, farFuture, farFuture)
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	fams, err := parser.TextToMetricFamilies(io.LimitReader(resp.Body, maxBody))
 	if err != nil {
-		return time.Time{}, err
+		return nil, fail(err)
 	}
-	latest := newest(all)
-	if latest.IsZero() {
-		return time.Time{}, fmt.Errorf("the exporter at %s holds no sample of %s: %w (it samples only while a benchmark window runs and a minute after)", redact(s.base), LatestMetric, ErrNoSamples)
-	}
-	return latest, nil
-}
-
-// LatestReport is the newest I/O source time in the history.
-func (s *ExporterSource) LatestReport(ctx context.Context) (time.Time, error) {
-	all, err := s.get(ctx, []string{benchmetrics.SourceTime}, farFuture, farFuture)
-	if err != nil {
-		return time.Time{}, err
-	}
-	if latest := newestReport(all); !latest.IsZero() {
-		return latest, nil
-	}
-	return s.LatestSample(ctx)
-}
-
-func newest(all []benchreport.Series) time.Time {
-	var latest time.Time
-	for _, series := range all {
-		if n := len(series.Samples); n > 0 && series.Samples[n-1].Time.After(latest) {
-			latest = series.Samples[n-1].Time
-		}
-	}
-	return latest
+	return fams, nil
 }

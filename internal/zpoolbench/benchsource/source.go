@@ -1,8 +1,7 @@
-// Package benchsource fetches the raw samples a benchmark report reads,
+// Package benchsource gathers the raw samples a benchmark report reads,
 // for one pool and one stretch of time, from one of two places: the
-// exporter's own benchmark history (GET /api/v1/benchmark/history, kept
-// while benchmark windows run), or a Prometheus server that scraped the
-// exporter. Both answer in the JSON of Prometheus's query API.
+// exporter's /metrics, which a Sampler scrapes while the run goes on, or a
+// Prometheus server that scraped the exporter, through its query API.
 //
 // Each series holds the last sample at or before the query's start and
 // every sample after it up to its end: raw samples as scraped, never the
@@ -19,10 +18,8 @@ package benchsource
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"net/http"
 	"net/url"
@@ -35,7 +32,6 @@ import (
 	"github.com/prometheus/common/model"
 
 	"github.com/zpool-exporter/zpool_exporter/internal/benchmetrics"
-	"github.com/zpool-exporter/zpool_exporter/internal/history"
 	"github.com/zpool-exporter/zpool_exporter/internal/zpoolbench/benchreport"
 )
 
@@ -51,9 +47,9 @@ type Source interface {
 	// benchmetrics.Families: per-pool ones of q.Pool only, each with the
 	// last sample at or before q.Start and the samples up to q.End.
 	Fetch(ctx context.Context, q Query) ([]benchreport.Series, error)
-	// LatestSample is the time of the newest sample of
-	// LatestMetric the source has (of any pool); it wraps ErrNoSamples
-	// when there is none.
+	// LatestSample is the time of the newest sample of LatestMetric the
+	// source has (of any pool it holds); it wraps ErrNoSamples when there
+	// is none.
 	LatestSample(ctx context.Context) (time.Time, error)
 	// LatestReport is when the vdev I/O counters' source last answered
 	// (a report of the zpool iostat stream, a read of vdev properties),
@@ -90,26 +86,6 @@ func trim(samples []benchreport.Sample, start, end time.Time) []benchreport.Samp
 	return samples[i:j:j]
 }
 
-// toSeries turns a matrix into series, dropping __name__ from the labels.
-func toSeries(result []history.MatrixSeries) []benchreport.Series {
-	out := make([]benchreport.Series, 0, len(result))
-	for _, r := range result {
-		labels := make(map[string]string, len(r.Metric))
-		for k, v := range r.Metric {
-			if k != "__name__" {
-				labels[k] = v
-			}
-		}
-		samples := make([]benchreport.Sample, len(r.Values))
-		for i, p := range r.Values {
-			samples[i] = benchreport.Sample{Time: p.Time, Value: p.Value}
-		}
-		sort.SliceStable(samples, func(a, b int) bool { return samples[a].Time.Before(samples[b].Time) })
-		out = append(out, benchreport.Series{Metric: r.Metric["__name__"], Labels: labels, Samples: samples})
-	}
-	return out
-}
-
 // fromMatrix turns a matrix into series, dropping __name__ from the
 // labels: the samples of Prometheus's answers and those of the exporter's
 // scrapes alike.
@@ -131,71 +107,6 @@ func fromMatrix(m model.Matrix) []benchreport.Series {
 	}
 	return out
 }
-
-// maxBody bounds an answer: a day of one-second samples of a few thousand
-// series.
-const maxBody = 1 << 30
-
-// getMatrix GETs u and decodes a Prometheus API answer holding a matrix;
-// its errors say the HTTP status and what the server said.
-func getMatrix(ctx context.Context, client *http.Client, u string) ([]history.MatrixSeries, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
-	if err != nil {
-		return nil, err
-	}
-	req.Header.Set("Accept", "application/json")
-	resp, err := client.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, maxBody))
-	if err != nil {
-		return nil, fmt.Errorf("reading the answer (HTTP %s): %w", resp.Status, err)
-	}
-	// Prometheus's errors and the exporter's API errors both carry an
-	// "error" field.
-	var answer struct {
-		Status    string          `json:"status"`
-		ErrorType string          `json:"errorType"`
-		Error     string          `json:"error"`
-		Data      json.RawMessage `json:"data"`
-	}
-	jsonErr := json.Unmarshal(body, &answer)
-	if resp.StatusCode != http.StatusOK || answer.Status == "error" {
-		msg := answer.Error
-		if jsonErr != nil || msg == "" {
-			msg = strings.TrimSpace(string(body[:min(len(body), 300)]))
-		}
-		if answer.ErrorType != "" {
-			msg = answer.ErrorType + ": " + msg
-		}
-		return nil, &httpError{status: resp.Status, code: resp.StatusCode, msg: msg}
-	}
-	if jsonErr != nil {
-		return nil, fmt.Errorf("the answer is not Prometheus API JSON: %w", jsonErr)
-	}
-	var data struct {
-		ResultType string                 `json:"resultType"`
-		Result     []history.MatrixSeries `json:"result"`
-	}
-	if err := json.Unmarshal(answer.Data, &data); err != nil {
-		return nil, fmt.Errorf("the answer's data: %w", err)
-	}
-	if data.ResultType != "matrix" {
-		return nil, fmt.Errorf("the answer is a %q, not a matrix", data.ResultType)
-	}
-	return data.Result, nil
-}
-
-// httpError is a server's refusal: its HTTP status and what it said.
-type httpError struct {
-	status string
-	code   int
-	msg    string
-}
-
-func (e *httpError) Error() string { return fmt.Sprintf("HTTP %s: %s", e.status, e.msg) }
 
 // checkPool fails when no series of q.Pool was found; pools are the
 // pools seen instead, nil when unknown.
@@ -223,11 +134,6 @@ func checkPool(series []benchreport.Series, q Query, pools map[string]bool) erro
 	}
 	return fmt.Errorf("%w of pool %q between %s and %s%s", ErrNoSamples, q.Pool,
 		q.Start.UTC().Format(time.RFC3339), q.End.UTC().Format(time.RFC3339), seen)
-}
-
-// formatTime writes a time as Unix seconds to the millisecond.
-func formatTime(t time.Time) string {
-	return fmt.Sprintf("%.3f", float64(t.UnixMilli())/1000)
 }
 
 func clientOrDefault(c *http.Client) *http.Client {
@@ -261,6 +167,17 @@ func newestReport(all []benchreport.Series) time.Time {
 		// To the microsecond: a float64 of Unix seconds holds no more.
 		if at := time.UnixMicro(int64(math.Round(v * 1e6))); at.After(latest) {
 			latest = at
+		}
+	}
+	return latest
+}
+
+// newest is the time of the newest sample of all.
+func newest(all []benchreport.Series) time.Time {
+	var latest time.Time
+	for _, series := range all {
+		if n := len(series.Samples); n > 0 && series.Samples[n-1].Time.After(latest) {
+			latest = series.Samples[n-1].Time
 		}
 	}
 	return latest
