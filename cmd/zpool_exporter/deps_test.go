@@ -28,13 +28,13 @@ func goList(t *testing.T, args ...string) []string {
 // The exporter links none of zpool_bench's packages (internal/zpoolbench)
 // and none of the tests' and benchmarks' scaffolding (internal/testkit):
 // what ships in the daemon is what the tree shows under internal/ beside
-// them. It does link the names of the families a benchmark report reads,
-// for its history.
+// them. Of benchmarks it links the windows' API alone: zpool_bench reads
+// a run's samples from /metrics or from Prometheus.
 func TestExporterLinksNeitherZpoolBenchNorTestkit(t *testing.T) {
 	deps := goList(t, "-deps", "./cmd/zpool_exporter")
 	// A listing without the packages the exporter does link would prove
 	// nothing about those it must not.
-	for _, pkg := range []string{module + "/collector", module + "/internal/benchmetrics"} {
+	for _, pkg := range []string{module + "/collector", module + "/internal/benchwindow"} {
 		if !slices.Contains(deps, pkg) {
 			t.Fatalf("go list -deps does not list %s:\n%s", pkg, strings.Join(deps, "\n"))
 		}
@@ -55,8 +55,8 @@ func TestExporterLinksNeitherZpoolBenchNorTestkit(t *testing.T) {
 
 // ZFS is read through the client, internal/zfs: the status page and
 // poolconfig import it and not the collectors, which map what it reads to
-// metrics; the collectors know nothing of the history and the status page
-// that read their gather; and zpool_bench, which reads a pool's
+// metrics; the collectors know nothing of the status page that reads their
+// gather; and zpool_bench, which reads a pool's
 // configuration, links no collector.
 func TestReadersOfZFSImportTheClient(t *testing.T) {
 	imports := map[string][]string{}
@@ -80,17 +80,12 @@ func TestReadersOfZFSImportTheClient(t *testing.T) {
 		if pkg != module+"/collector" && !strings.HasPrefix(pkg, module+"/collector/") {
 			continue
 		}
-		for _, forbidden := range []string{"internal/history", "internal/statuspage"} {
-			if slices.Contains(got, module+"/"+forbidden) {
-				t.Errorf("%s imports %s", pkg, forbidden)
-			}
+		if slices.Contains(got, module+"/internal/statuspage") {
+			t.Errorf("%s imports internal/statuspage", pkg)
 		}
 	}
-	deps := goList(t, "-deps", "./collector/...")
-	for _, forbidden := range []string{"internal/history", "internal/statuspage"} {
-		if slices.Contains(deps, module+"/"+forbidden) {
-			t.Errorf("collector depends on %s", forbidden)
-		}
+	if deps := goList(t, "-deps", "./collector/..."); slices.Contains(deps, module+"/internal/statuspage") {
+		t.Error("collector depends on internal/statuspage")
 	}
 	bench := goList(t, "-deps", "./cmd/zpool_bench")
 	if !slices.Contains(bench, module+"/internal/zfs") {

@@ -24,12 +24,11 @@ import (
 	"github.com/zpool-exporter/zpool_exporter/internal/budget"
 	"github.com/zpool-exporter/zpool_exporter/internal/cliflag"
 	"github.com/zpool-exporter/zpool_exporter/internal/demo"
-	"github.com/zpool-exporter/zpool_exporter/internal/history"
 )
 
 // The exporter's other pages: the health check answers service managers
-// and load balancers; the benchmark API's subtree holds the windows and
-// the history, or says that the API is off.
+// and load balancers; the benchmark API's subtree holds the windows, or
+// says that the API is off.
 const (
 	healthPath       = "/-/healthy"
 	benchmarkAPIPath = "/api/v1/benchmark/"
@@ -69,8 +68,21 @@ type options struct {
 	benchmarkAPI           bool
 	benchmarkRetention     model.Duration
 	benchmarkMaxWindow     model.Duration
-	historyInterval        time.Duration
-	historyRetention       time.Duration
+	removed                []removedFlag // given, and ignored
+}
+
+// removedFlag is a flag the exporter had and has no longer. It is still
+// accepted, so that an exporter started with it still starts after an
+// upgrade, and logged at start, so that it gets taken out.
+type removedFlag struct {
+	name  string
+	why   string // what does its work now
+	given bool
+}
+
+// Warning says that the flag is ignored, and why.
+func (f removedFlag) Warning() string {
+	return fmt.Sprintf("--%s no longer does anything: %s; remove the flag", f.name, f.why)
 }
 
 const defaultListenAddress = ":9134"
@@ -91,12 +103,15 @@ func newApp(stdout, stderr io.Writer) (*kingpin.Application, *options) {
 		BoolVar(&o.benchmarkAPI)
 	app.Flag("benchmark.retention", "How long ended benchmark windows stay in the metrics and the API (running ones stay until they end or expire, see --benchmark.max-window-duration; at most 1000 are kept). A week lets Prometheus scrape every window's end many times and keeps a campaign of runs over a weekend listed for its report, at three series per window.").
 		Default("7d").SetValue(&o.benchmarkRetention)
-	app.Flag("benchmark.max-window-duration", "End a benchmark window that has run this long, marked expired: its runner died without ending it (killed, or the client machine that ran a benchmark over SMB or iSCSI went down), and dashboards and the history would otherwise treat the pool as under benchmark for ever. 0 keeps running windows until they end.").
+	app.Flag("benchmark.max-window-duration", "End a benchmark window that has run this long, marked expired: its runner died without ending it (killed, or the client machine that ran a benchmark over SMB or iSCSI went down), and dashboards would otherwise treat the pool as under benchmark for ever. 0 keeps running windows until they end.").
 		Default("1d").SetValue(&o.benchmarkMaxWindow)
-	app.Flag("benchmark.history-interval", "With --web.enable-benchmark-api, how often the exporter samples the metrics a benchmark report reads (vdev bytes and operations, pool and vdev state, host and ZFS CPU, ARC hits) for "+history.Path+", so that a report needs no Prometheus server. It samples only while a benchmark window runs and for a minute after the last one ended, and at once when one starts or ends; otherwise it costs nothing.").
-		Default("1s").DurationVar(&o.historyInterval)
-	app.Flag("benchmark.history-retention", fmt.Sprintf("With --web.enable-benchmark-api, how long the samples of --benchmark.history-interval are kept in memory, within %d samples (about %d MiB, the oldest going first) and %d series; the README tells how long that lasts for a given pool.", history.DefaultMaxSamples, history.DefaultMaxSamples*history.BytesPerSample>>20, history.DefaultMaxSeries)).
-		Default("1h").DurationVar(&o.historyRetention)
+	o.removed = []removedFlag{
+		{name: "benchmark.history-interval", why: "zpool_bench samples /metrics itself"},
+		{name: "benchmark.history-retention", why: "zpool_bench samples /metrics itself"},
+	}
+	for i := range o.removed {
+		app.Flag(o.removed[i].name, "Removed: "+o.removed[i].Warning()+".").Hidden().IsSetByUser(&o.removed[i].given).String()
+	}
 	app.Flag("zpool.command", "The zpool command to run: a name looked up in PATH, or a path.").
 		Default("zpool").IsSetByUser(&o.zpoolSet).StringVar(&o.zpool)
 	app.Flag("demo", "Serve the demo built into the binary instead of running zpool, to see the exporter without ZFS: a raidz1 loses a disk and resilvers (see the README).").
@@ -234,8 +249,6 @@ func (o *options) check() error {
 		off   bool          // 0 turns it off
 	}{
 		{"scrape.timeout", o.scrapeTimeout, 100 * time.Millisecond, false},
-		{"benchmark.history-interval", o.historyInterval, 100 * time.Millisecond, false},
-		{"benchmark.history-retention", o.historyRetention, time.Second, false},
 		{"zpool.replay-step", o.replayStep, 100 * time.Millisecond, true},
 		{"collector.dataset.snapshot-interval", o.snapshotInterval, time.Second, true},
 		{"zpool.iostat-interval", o.iostatInterval, 100 * time.Millisecond, true},

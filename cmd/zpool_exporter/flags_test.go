@@ -32,8 +32,6 @@ func TestEveryFlagRefusesBadValues(t *testing.T) {
 		"log.format":                          {"xml"},
 		"benchmark.retention":                 {"abc", "0s", "-1d"},
 		"benchmark.max-window-duration":       {"abc", "-1d"},
-		"benchmark.history-interval":          {"1", "0s", "-1s", "1ns"},
-		"benchmark.history-retention":         {"1", "0s", "-1h"},
 		"zpool.command":                       {"", " "},
 		"zfs.command":                         {""},
 		"kstat.path":                          {""},
@@ -135,4 +133,26 @@ func runRefused(t *testing.T, args ...string) (stderr string, code int) {
 		t.Fatal(err)
 	}
 	return errOut.String(), 0
+}
+
+// The flags of the benchmark history, which the exporter no longer has,
+// are still accepted, whatever their value, and each is logged once as
+// doing nothing; --help does not list them.
+func TestRemovedFlagsAreIgnored(t *testing.T) {
+	stderr, code := runRefused(t, "--once", "--output="+filepath.Join(t.TempDir(), "out.prom"), "--zpool.replay-dir="+replayDir,
+		"--benchmark.history-interval=5s", "--benchmark.history-retention=any")
+	if code != 0 {
+		t.Fatalf("exit status %d, want 0; stderr:\n%s", code, stderr)
+	}
+	for _, flag := range []string{"benchmark.history-interval", "benchmark.history-retention"} {
+		want := "--" + flag + " no longer does anything: zpool_bench samples /metrics itself; remove the flag"
+		if n := strings.Count(stderr, want); n != 1 {
+			t.Errorf("stderr says %d times %q, want once:\n%s", n, want, stderr)
+		}
+	}
+	for _, f := range helpFlags(t) {
+		if strings.HasPrefix(f.name, "benchmark.history") {
+			t.Errorf("--help lists --%s", f.name)
+		}
+	}
 }

@@ -26,6 +26,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	logger := promslog.New(o.log)
+	for _, f := range o.removed {
+		if f.given {
+			logger.Warn(f.Warning())
+		}
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	w, err := build(*o, logger)

@@ -20,10 +20,8 @@ import (
 	"github.com/prometheus/exporter-toolkit/web"
 
 	"github.com/zpool-exporter/zpool_exporter/collector"
-	"github.com/zpool-exporter/zpool_exporter/internal/benchmetrics"
 	"github.com/zpool-exporter/zpool_exporter/internal/benchwindow"
 	"github.com/zpool-exporter/zpool_exporter/internal/gzipresponse"
-	"github.com/zpool-exporter/zpool_exporter/internal/history"
 	"github.com/zpool-exporter/zpool_exporter/internal/runner"
 	"github.com/zpool-exporter/zpool_exporter/internal/statuspage"
 	"github.com/zpool-exporter/zpool_exporter/internal/zfs"
@@ -37,9 +35,8 @@ func (w *wiring) serve(ctx context.Context) int {
 	work, quit := context.WithCancel(ctx)
 	defer quit()
 	var running tasks
-	// /metrics, the status page and the benchmark history read the
-	// collectors through one shared gather: a collector refuses to run
-	// twice at once. A gather outlives the reader that started it (others
+	// /metrics and the status page read the collectors through one shared
+	// gather: a collector refuses to run twice at once. A gather outlives the reader that started it (others
 	// may join it), so shutdown, not its readers, ends it.
 	shared := collector.NewShared(func(ctx context.Context) collector.Reading {
 		defer running.track("a scrape")()
@@ -48,27 +45,11 @@ func (w *wiring) serve(ctx context.Context) int {
 		defer context.AfterFunc(work, cancel)()
 		return w.exporter.Gather(ctx)
 	})
-	var (
-		windows  *benchwindow.Store
-		recorder *history.Recorder
-	)
+	var windows *benchwindow.Store
 	if o.benchmarkAPI {
 		windows = benchwindow.NewStore(benchwindow.Options{Retention: time.Duration(o.benchmarkRetention),
 			MaxDuration: time.Duration(o.benchmarkMaxWindow)})
-		recorder = history.NewRecorder(history.Options{
-			Gather:    shared.Metrics,
-			Metrics:   benchmetrics.Families,
-			Select:    benchmetrics.TopLevelLatency,
-			Activity:  windows.Activity,
-			Interval:  o.historyInterval,
-			Retention: o.historyRetention,
-			Timeout:   o.scrapeTimeout,
-			Logger:    logger,
-		})
-		// The history reads at once when a window starts or ends.
-		windows.OnChange(recorder.Wake)
 		base.MustRegister(benchwindow.NewCollector(windows))
-		running.Go("the benchmark history", func() { recorder.Run(work) })
 	}
 
 	logger.Info("starting zpool_exporter", "version", version.Info(), "build_context", version.BuildContext(),
@@ -78,7 +59,7 @@ func (w *wiring) serve(ctx context.Context) int {
 		running.Go(s.name, func() { s.Run(work) })
 	}
 
-	mux := w.routes(shared, windows, recorder)
+	mux := w.routes(shared, windows)
 	// Requests run under work too: at shutdown the scrapes in flight end
 	// with their commands rather than at their deadline.
 	server := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second,
@@ -100,8 +81,8 @@ func (w *wiring) serve(ctx context.Context) int {
 
 // routes are the exporter's pages: /metrics (or --web.telemetry-path), the
 // health check, the benchmark API (or a word that it is off) and the
-// status page. windows and recorder are nil without the benchmark API.
-func (w *wiring) routes(shared *collector.Shared, windows *benchwindow.Store, recorder *history.Recorder) *http.ServeMux {
+// status page. windows is nil without the benchmark API.
+func (w *wiring) routes(shared *collector.Shared, windows *benchwindow.Store) *http.ServeMux {
 	mux := http.NewServeMux()
 	mux.Handle(w.o.metricsPath, gzipresponse.New(&metricsHandler{shared: shared, base: w.base, timeout: w.o.scrapeTimeout, offset: w.o.timeoutOffset, logger: w.logger}, 2))
 	// For service managers and load balancers: answers without running zpool.
@@ -110,9 +91,7 @@ func (w *wiring) routes(shared *collector.Shared, windows *benchwindow.Store, re
 	})
 	if windows != nil {
 		mux.Handle(benchmarkAPIPath, benchwindow.Handler(windows, w.logger))
-		mux.Handle(history.Path, history.Handler(recorder))
-		w.logger.Info("benchmark window API on", "path", benchwindow.Path, "retention", w.o.benchmarkRetention,
-			"history", history.Path, "history_interval", w.o.historyInterval, "history_retention", w.o.historyRetention)
+		w.logger.Info("benchmark window API on", "path", benchwindow.Path, "retention", w.o.benchmarkRetention)
 	} else {
 		mux.Handle(benchmarkAPIPath, benchwindow.NotEnabled("the benchmark window API is off; start zpool_exporter with --web.enable-benchmark-api to turn it on"))
 	}

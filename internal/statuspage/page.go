@@ -22,10 +22,10 @@ import (
 )
 
 // ReadFunc takes one reading of the host under ctx's deadline. The
-// exporter's reads through the gather that /metrics and the benchmark
-// history share (collector.Shared): the page then joins a gather running
-// for them, rather than run the collectors beside it, where they would
-// refuse to start and be reported as failed.
+// exporter's reads through the gather /metrics reads (collector.Shared):
+// the page then joins a gather running for a scrape, rather than run the
+// collectors beside it, where they would refuse to start and be reported
+// as failed.
 type ReadFunc func(ctx context.Context) Reading
 
 // Options configure a Page.
