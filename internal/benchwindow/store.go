@@ -131,11 +131,9 @@ type Options struct {
 type Store struct {
 	opts Options
 
-	mu       sync.Mutex
-	windows  []*Window // in start order, oldest first
-	started  uint64    // windows started since the store was made
-	lastEnd  time.Time // when the last window ended, even one dropped since
-	onChange func()    // see OnChange
+	mu      sync.Mutex
+	windows []*Window // in start order, oldest first
+	started uint64    // windows started since the store was made
 }
 
 // NewStore returns an empty store.
@@ -150,16 +148,6 @@ func NewStore(opts Options) *Store {
 		opts.Now = time.Now
 	}
 	return &Store{opts: opts}
-}
-
-// OnChange makes the store call f after each window that starts or ends,
-// outside its lock, so that f may read the store. f runs on the caller's
-// goroutine and must not block. It is set once the store exists, so that
-// what f wakes (the benchmark history) can itself be made from the store.
-func (s *Store) OnChange(f func()) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.onChange = f
 }
 
 // Retention is how long the store keeps ended windows.
@@ -196,12 +184,6 @@ func (s *Store) Start(name, pool, command string) (Window, error) {
 	if err := validate("command", command, MaxCommandLength, true); err != nil {
 		return Window{}, err
 	}
-	w := s.start(name, pool, command)
-	s.notify()
-	return w, nil
-}
-
-func (s *Store) start(name, pool, command string) Window {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	now := s.now()
@@ -212,19 +194,11 @@ func (s *Store) start(name, pool, command string) Window {
 	w := &Window{ID: s.newID(), Name: name, Pool: pool, Command: command, Start: now}
 	s.windows = append(s.windows, w)
 	s.started++
-	return snapshot(w, now)
+	return snapshot(w, now), nil
 }
 
 // End closes the running window id.
 func (s *Store) End(id string) (Window, error) {
-	w, err := s.end(id)
-	if err == nil {
-		s.notify()
-	}
-	return w, err
-}
-
-func (s *Store) end(id string) (Window, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	w, now, err := s.lookup(id)
@@ -242,29 +216,7 @@ func (s *Store) end(id string) (Window, error) {
 	if w.End.Before(w.Start) {
 		w.End = w.Start
 	}
-	if w.End.After(s.lastEnd) {
-		s.lastEnd = w.End
-	}
 	return snapshot(w, now), nil
-}
-
-func (s *Store) notify() {
-	s.mu.Lock()
-	f := s.onChange
-	s.mu.Unlock()
-	if f != nil {
-		f()
-	}
-}
-
-// Activity tells whether a window is running, and when the last window
-// ended (zero when none has): what a sampler that must run during windows,
-// and a while after them, needs to know.
-func (s *Store) Activity() (active bool, lastEnd time.Time) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.prune(s.now())
-	return slices.ContainsFunc(s.windows, func(w *Window) bool { return w.End.IsZero() }), s.lastEnd
 }
 
 // Get returns the window id.
@@ -329,9 +281,6 @@ func (s *Store) prune(now time.Time) {
 		for _, w := range s.windows {
 			if w.End.IsZero() && now.Sub(w.Start) > s.opts.MaxDuration {
 				w.End, w.Expired = w.Start.Add(s.opts.MaxDuration), true
-				if w.End.After(s.lastEnd) {
-					s.lastEnd = w.End
-				}
 			}
 		}
 	}
