@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zpool-exporter/zpool_exporter/internal/benchmetrics"
+	"github.com/zpool-exporter/zpool_exporter/internal/zpoolbench/benchmetrics"
 	"github.com/zpool-exporter/zpool_exporter/internal/zpoolbench/benchreport"
 	"github.com/zpool-exporter/zpool_exporter/internal/zpoolbench/benchrun"
 	"github.com/zpool-exporter/zpool_exporter/internal/zpoolbench/poolconfig"

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/zpool-exporter/zpool_exporter/internal/benchmetrics"
+	"github.com/zpool-exporter/zpool_exporter/internal/zpoolbench/benchmetrics"
 )
 
 // Units. Every figure of a Report and of a Comparison is in base units:

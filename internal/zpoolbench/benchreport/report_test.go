@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zpool-exporter/zpool_exporter/internal/benchmetrics"
+	"github.com/zpool-exporter/zpool_exporter/internal/zpoolbench/benchmetrics"
 	"github.com/zpool-exporter/zpool_exporter/internal/zpoolbench/poolconfig"
 	"github.com/zpool-exporter/zpool_exporter/internal/zpoolbench/workload"
 )

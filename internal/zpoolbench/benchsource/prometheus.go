@@ -15,7 +15,7 @@ import (
 	v1 "github.com/prometheus/client_golang/api/prometheus/v1"
 	"github.com/prometheus/common/model"
 
-	"github.com/zpool-exporter/zpool_exporter/internal/benchmetrics"
+	"github.com/zpool-exporter/zpool_exporter/internal/zpoolbench/benchmetrics"
 	"github.com/zpool-exporter/zpool_exporter/internal/zpoolbench/benchreport"
 )
 

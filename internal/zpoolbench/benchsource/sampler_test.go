@@ -23,9 +23,9 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/zpool-exporter/zpool_exporter/collector"
-	"github.com/zpool-exporter/zpool_exporter/internal/benchmetrics"
 	"github.com/zpool-exporter/zpool_exporter/internal/testkit/hostgen"
 	"github.com/zpool-exporter/zpool_exporter/internal/testkit/replaytest"
+	"github.com/zpool-exporter/zpool_exporter/internal/zpoolbench/benchmetrics"
 	"github.com/zpool-exporter/zpool_exporter/internal/zpoolbench/benchreport"
 )
 

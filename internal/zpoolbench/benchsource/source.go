@@ -31,7 +31,7 @@ import (
 
 	"github.com/prometheus/common/model"
 
-	"github.com/zpool-exporter/zpool_exporter/internal/benchmetrics"
+	"github.com/zpool-exporter/zpool_exporter/internal/zpoolbench/benchmetrics"
 	"github.com/zpool-exporter/zpool_exporter/internal/zpoolbench/benchreport"
 )
 

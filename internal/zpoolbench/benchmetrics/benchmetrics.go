@@ -1,8 +1,7 @@
-// Package benchmetrics names the metric families a benchmark report reads.
-// The exporter's history keeps them while a window runs, and zpool_bench
-// asks for them, from that history or from Prometheus. The names have a
-// package of their own so that the exporter links them without the report
-// and the workload parsers.
+// Package benchmetrics names the metric families a benchmark report reads:
+// those zpool_bench keeps of its scrapes of the exporter's /metrics, and
+// asks Prometheus for. The report computes from them, and the sources
+// fetch them.
 package benchmetrics
 
 import dto "github.com/prometheus/client_model/go"
@@ -62,8 +61,8 @@ var IOSources = []string{"zpool_iostat_stream", "zpool_vdev_properties"}
 
 // TopLevelLatency selects, of a reading's latency series, those of each
 // pool's own row and its top-level vdevs: a report reads no others, and a
-// leaf's 64 latency series would be five in six of all the history keeps
-// of it. The vdevs' places come from zfs_vdev_info in the same reading;
+// leaf's 64 latency series would be five in six of all a scrape keeps of
+// it. The vdevs' places come from zfs_vdev_info in the same reading;
 // without it every series is kept.
 func TopLevelLatency(families []*dto.MetricFamily) func(metric string, labels []*dto.LabelPair) bool {
 	topLevel := map[[2]string]bool{}

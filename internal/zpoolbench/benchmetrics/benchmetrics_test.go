@@ -31,12 +31,12 @@ func parse(t *testing.T, path string) []*dto.MetricFamily {
 }
 
 // Pool rz1 of the OpenZFS 2.4 guest: its vdevs' places from the status
-// collector, its histograms from the vdev_latency collector. The history
+// collector, its histograms from the vdev_latency collector. The sampler
 // keeps the latency of the pool, raidz1-0 and the log and cache devices,
 // none of raidz1-0's disks, and every other family whole.
 func TestTopLevelLatencyKeepsPoolsAndTopLevelVdevs(t *testing.T) {
-	families := append(parse(t, "../../collector/testdata/openzfs-2.4-guest-04-resilvering.prom"),
-		parse(t, "../../collector/testdata/vdev-latency-openzfs-2.4-rz1.prom")...)
+	families := append(parse(t, "../../../collector/testdata/openzfs-2.4-guest-04-resilvering.prom"),
+		parse(t, "../../../collector/testdata/vdev-latency-openzfs-2.4-rz1.prom")...)
 	selected := TopLevelLatency(families)
 	if selected == nil {
 		t.Fatal("no selection over a reading with zfs_vdev_info")
@@ -101,7 +101,7 @@ func TestTopLevelLatencyKeepsPoolsAndTopLevelVdevs(t *testing.T) {
 		t.Errorf("rz1 has %d leaves with latency, kept %v: the fixtures no longer hold the layout", leaves, kept)
 	}
 
-	if TopLevelLatency(parse(t, "../../collector/testdata/vdev-latency-openzfs-2.4-rz1.prom")) != nil {
+	if TopLevelLatency(parse(t, "../../../collector/testdata/vdev-latency-openzfs-2.4-rz1.prom")) != nil {
 		t.Error("a reading without zfs_vdev_info selects: it should keep everything")
 	}
 }
