@@ -56,7 +56,7 @@ func (c *runCommand) register(app *kingpin.Application) {
 		StringVar(&c.pool)
 	cmd.Flag("exporter.url", "zpool_exporter's URL, started with --web.enable-benchmark-api. User and password in the URL are sent as basic authentication.").
 		Default("http://localhost:9134").StringVar(&c.exporterURL)
-	cmd.Flag("exporter.sample-interval", "How often the exporter's /metrics is scraped for the report's figures, from just before the workload starts to the end of --settle. Not with --prometheus.url, whose samples are Prometheus's.").
+	cmd.Flag("exporter.sample-interval", "How often the exporter's /metrics is scraped for the report's figures, from just before the window opens to the end of --settle. Not with --prometheus.url, whose samples are Prometheus's.").
 		Default("1s").DurationVar(&c.sampleInterval)
 	cmd.Flag("exporter.sample-timeout", "Longest a scrape of the exporter's /metrics may take: the exporter is told, as Prometheus tells it, and answers in time with what its collectors have. A scrape that fails leaves a gap in the samples, and the report says how many did.").
 		Default("10s").DurationVar(&c.sampleTimeout)

@@ -380,9 +380,9 @@ func Compute(run Run, series []Series) (Report, error) {
 		}
 		hasPeak := func(k Counter) bool { return k.Samples > 0 && k.PeakUnavailable == "" }
 		if hasPeak(r.Pool.WriteBytes) || hasPeak(r.Pool.ReadBytes) {
-			c.missing("the run lasted %.3g s and the pool's I/O counters moved every %.3g s: peaks are over whole intervals and read low; run for a minute or more, or have the exporter sample more often (--zpool.iostat-interval, --benchmark.history-interval)", c.dur, step)
+			c.missing("the run lasted %.3g s and the pool's I/O counters moved every %.3g s: peaks are over whole intervals and read low; run for a minute or more, or sample more often (the exporter's --zpool.iostat-interval, zpool_bench's --exporter.sample-interval)", c.dur, step)
 		} else {
-			c.missing("the run lasted %.3g s and the pool's I/O counters moved every %.3g s: too short for a peak over a whole interval%s; run for a minute or more, or have the exporter sample more often (--zpool.iostat-interval, --benchmark.history-interval)", c.dur, step, averageToo)
+			c.missing("the run lasted %.3g s and the pool's I/O counters moved every %.3g s: too short for a peak over a whole interval%s; run for a minute or more, or sample more often (the exporter's --zpool.iostat-interval, zpool_bench's --exporter.sample-interval)", c.dur, step, averageToo)
 		}
 	}
 	r.CPU = c.cpu()
