@@ -126,6 +126,10 @@ func TestBenchmarkWindowAPI(t *testing.T) {
 	if !strings.Contains(page, `data-window="`+w.ID+`" data-running="false"`) || strings.Contains(page, "RUNNING") {
 		t.Errorf("status page fragment does not show the window ended:\n%s", page)
 	}
+	// The windows are all the API holds: the benchmark history is gone.
+	if code, body := call(t, http.MethodGet, e.URL+"/api/v1/benchmark/history?metric=zfs_pool_state&start=0&end=1", ""); code != http.StatusNotFound || !strings.Contains(body, `"error"`) {
+		t.Errorf("GET /api/v1/benchmark/history: %d %s, want a JSON 404", code, body)
+	}
 }
 
 // Without --web.enable-benchmark-api the API answers 404 with a JSON error
