@@ -43,8 +43,8 @@ func (r Reading) Status(ctx context.Context) (*zpool.Status, error) {
 var errNotGathered = errors.New("the reading comes from no gather of the collectors")
 
 // Gather runs every enabled collector once under ctx, whose deadline is
-// the scrape's. Readers that may overlap (/metrics, the status page, the
-// benchmark history) gather through one Shared: a collector still at work
+// the scrape's. Readers that may overlap (/metrics, the status page)
+// gather through one Shared: a collector still at work
 // for one of them would refuse to run for another, and be reported failed.
 func (e *Exporter) Gather(ctx context.Context) Reading {
 	return e.gather(ctx, e.cfg.ZFS.NewScrape())

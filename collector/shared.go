@@ -21,8 +21,8 @@ import (
 // while a gather is running waits for it and gets its reading, instead of
 // starting its own. The collectors refuse to run twice at once (a
 // collector still running is reported as failed in the second scrape), so
-// /metrics, the status page and the benchmark history read through one
-// Shared, or one of them would miss collectors whenever they overlap.
+// /metrics and the status page read through one Shared, or one of them
+// would miss collectors whenever they overlap.
 //
 // A reading is not reused once its gather has ended: each reader gets
 // metrics read no earlier than its request began, or during the gather
@@ -87,23 +87,16 @@ func (s *Shared) Gather(ctx context.Context) (Reading, error) {
 	return Reading{}, ctx.Err()
 }
 
-// Metrics is Gather for a reader of the metrics alone (the benchmark
-// history): the families, when their gather began, and the reader's error
-// or the gather's.
-func (s *Shared) Metrics(ctx context.Context) ([]*dto.MetricFamily, time.Time, error) {
-	r, err := s.Gather(ctx)
-	if err != nil {
-		return nil, time.Time{}, err
-	}
-	return r.Families(), r.Time, r.Err
-}
-
 // Gatherer is a prometheus.Gatherer reading through s under ctx, for
-// promhttp.HandlerFor.
+// promhttp.HandlerFor: the families, and the reader's error or the
+// gather's.
 func (s *Shared) Gatherer(ctx context.Context) prometheus.Gatherer {
 	return prometheus.GathererFunc(func() ([]*dto.MetricFamily, error) {
-		families, _, err := s.Metrics(ctx)
-		return families, err
+		r, err := s.Gather(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return r.Families(), r.Err
 	})
 }
 
