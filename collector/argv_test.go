@@ -17,11 +17,13 @@ import (
 
 // argvStandIn writes an executable stand-in called name that appends its
 // arguments to DIR/argv, one invocation a line, each argument ended by
-// \x1f, and then runs script. It returns the stand-in's path.
+// \x1f, and then runs script. It returns the stand-in's path. The line is
+// written at once: the collectors run zpool side by side, and a line
+// written in two parts could take another's in between.
 func argvStandIn(t *testing.T, dir, name, script string) string {
 	t.Helper()
 	path := filepath.Join(dir, name)
-	body := "#!/bin/sh\nD=\"$(dirname \"$0\")\"\n{ printf '%s\\037' " + name + " \"$@\"; echo; } >>\"$D/argv\"\n" + script + "\n"
+	body := "#!/bin/sh\nD=\"$(dirname \"$0\")\"\nL=$(printf '%s\\037' " + name + " \"$@\")\nprintf '%s\\n' \"$L\" >>\"$D/argv\"\n" + script + "\n"
 	if err := os.WriteFile(path, []byte(body), 0o755); err != nil {
 		t.Fatal(err)
 	}
