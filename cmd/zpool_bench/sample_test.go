@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -21,10 +19,7 @@ import (
 // from the others, and it and the log say how many failed.
 func TestFailedScrapesAreNoted(t *testing.T) {
 	dir := t.TempDir()
-	zpool := filepath.Join(dir, "zpool")
-	if err := os.WriteFile(zpool, []byte(fakeZpool), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	zpool := writeFakeZpool(t, dir)
 	var (
 		mu      sync.Mutex
 		scrapes int

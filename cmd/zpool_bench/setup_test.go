@@ -39,15 +39,22 @@ EOF
 esac
 `
 
+// writeFakeZpool writes fakeZpool into dir as zpool and returns its path.
+func writeFakeZpool(t *testing.T, dir string) string {
+	t.Helper()
+	zpool := filepath.Join(dir, "zpool")
+	if err := os.WriteFile(zpool, []byte(fakeZpool), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return zpool
+}
+
 // A Ctrl-C while zpool_bench waits for the first sample of the pool: the
 // window it opened is ended, the workload never runs, and the status is
 // the signal's.
 func TestInterruptBeforeTheWorkload(t *testing.T) {
 	dir := t.TempDir()
-	zpool := filepath.Join(dir, "zpool")
-	if err := os.WriteFile(zpool, []byte(fakeZpool), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	zpool := writeFakeZpool(t, dir)
 	var (
 		mu    sync.Mutex
 		calls []string
