@@ -65,11 +65,12 @@ func gatherFamilies(collect func(sink func(prometheus.Metric), reserve func(*pro
 		foreign []prometheus.Metric
 	)
 	collect(func(m prometheus.Metric) {
-		if infoOf(m.Desc()) == nil {
+		info := infoOfMetric(m)
+		if info == nil {
 			foreign = append(foreign, m)
 			return
 		}
-		if err := add(byName, room, m); err != nil {
+		if err := add(byName, room, m, info); err != nil {
 			errs = append(errs, err)
 		}
 	}, func(d *prometheus.Desc, n int) {
@@ -236,10 +237,22 @@ func foreignFamily(fam *dto.MetricFamily) *family {
 	return f
 }
 
-// add puts m in its family, made with room for the metrics reserved for
-// its name when m is the first.
-func add(byName map[string]*family, room map[string]int, m prometheus.Metric) error {
-	info := infoOf(m.Desc())
+// infoOfMetric is the descInfo of m's Desc, nil when desc did not make
+// it. Plain and histogram metrics carry theirs, which saves a lookup a
+// metric: a thousand vdevs send some 50,000.
+func infoOfMetric(m prometheus.Metric) *descInfo {
+	switch m := m.(type) {
+	case plainMetric:
+		return m.info
+	case histogramMetric:
+		return m.info
+	}
+	return infoOf(m.Desc())
+}
+
+// add puts m, whose Desc's info is info, in its family, made with room
+// for the metrics reserved for its name when m is the first.
+func add(byName map[string]*family, room map[string]int, m prometheus.Metric, info *descInfo) error {
 	var (
 		typ     dto.MetricType
 		plain   plainMetric
