@@ -17,17 +17,8 @@ import (
 // commands" that build and run the exporter, as printed.
 func readmeRunCommands(t *testing.T) []string {
 	t.Helper()
-	data, err := os.ReadFile("../../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, section, ok := strings.Cut(string(data), "\n## Two commands\n")
-	if !ok {
-		t.Fatal(`README.md has no "Two commands" section`)
-	}
-	section, _, _ = strings.Cut(section, "\n## ")
 	var lines []string
-	for line := range strings.Lines(section) {
+	for line := range strings.Lines(readmeSection(t, "Two commands\n")) {
 		if line = strings.TrimSpace(line); strings.HasPrefix(line, "go build ") {
 			lines = append(lines, line)
 		}

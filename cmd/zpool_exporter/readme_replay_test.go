@@ -10,20 +10,27 @@ import (
 	"github.com/zpool-exporter/zpool_exporter/internal/testkit/e2e"
 )
 
-// readmeReplayArgs returns the arguments of the README's replay example,
-// its paths made relative to this package's directory.
-func readmeReplayArgs(t *testing.T) []string {
+// readmeSection returns the README's section whose heading starts with
+// heading, up to the next section.
+func readmeSection(t *testing.T, heading string) string {
 	t.Helper()
 	data, err := os.ReadFile("../../README.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, section, ok := strings.Cut(string(data), "\n## Replay")
+	_, section, ok := strings.Cut(string(data), "\n## "+heading)
 	if !ok {
-		t.Fatal("README.md has no Replay section")
+		t.Fatalf("README.md has no section %q", heading)
 	}
 	section, _, _ = strings.Cut(section, "\n## ")
-	for line := range strings.Lines(section) {
+	return section
+}
+
+// readmeReplayArgs returns the arguments of the README's replay example,
+// its paths made relative to this package's directory.
+func readmeReplayArgs(t *testing.T) []string {
+	t.Helper()
+	for line := range strings.Lines(readmeSection(t, "Replay")) {
 		fields := strings.Fields(line)
 		if len(fields) < 2 || fields[0] != "./zpool_exporter" {
 			continue
