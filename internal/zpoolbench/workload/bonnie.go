@@ -5,6 +5,8 @@ import (
 	"io"
 	"regexp"
 	"strings"
+
+	"github.com/zpool-exporter/zpool_exporter/internal/parse"
 )
 
 // bonnieTest is one column pair of a bonnie++ report.
@@ -269,7 +271,7 @@ func place(line string, spans [][2]int, targets []int) ([]string, error) {
 	next := 0
 	for _, sp := range spans {
 		if next >= len(targets) {
-			return nil, fmt.Errorf("bonnie++ row has more figures than columns: %q", clip(line))
+			return nil, fmt.Errorf("bonnie++ row has more figures than columns: %q", parse.Clip(line))
 		}
 		best := next
 		for j := next + 1; j < len(targets); j++ {

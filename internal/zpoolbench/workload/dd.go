@@ -6,6 +6,8 @@ import (
 	"path"
 	"regexp"
 	"strings"
+
+	"github.com/zpool-exporter/zpool_exporter/internal/parse"
 )
 
 var (
@@ -50,7 +52,7 @@ func ParseDD(r io.Reader) (Summary, error) {
 			continue
 		}
 		if strings.Count(line, " copied") > 1 {
-			return Summary{}, fmt.Errorf("line %d: two dd summaries run together, so the figures cannot be told apart: %q", n, clip(line))
+			return Summary{}, fmt.Errorf("line %d: two dd summaries run together, so the figures cannot be told apart: %q", n, parse.Clip(line))
 		}
 		res, ok, err := ddSummary(line)
 		if err != nil {

@@ -5,6 +5,8 @@ import (
 	"io"
 	"regexp"
 	"strings"
+
+	"github.com/zpool-exporter/zpool_exporter/internal/parse"
 )
 
 const fbNum = `([0-9]+(?:\.[0-9]+)?)`
@@ -57,7 +59,7 @@ func ParseFilebench(r io.Reader) (Summary, error) {
 		if strings.HasPrefix(line, "IO Summary:") {
 			m := filebenchSummary.FindStringSubmatch(line)
 			if m == nil {
-				return Summary{}, fmt.Errorf("line %d: filebench IO Summary in an unknown layout: %q", n, clip(raw))
+				return Summary{}, fmt.Errorf("line %d: filebench IO Summary in an unknown layout: %q", n, parse.Clip(raw))
 			}
 			res, err := filebenchResult(m, secs)
 			if err != nil {

@@ -8,6 +8,8 @@ import (
 	"io"
 	"regexp"
 	"strings"
+
+	"github.com/zpool-exporter/zpool_exporter/internal/parse"
 )
 
 // Tool is a benchmark, named by the command that runs it.
@@ -249,20 +251,11 @@ func readLines(r io.Reader) ([]string, error) {
 	}
 }
 
-// clip shortens a line for an error message.
-func clip(s string) string {
-	const n = 100
-	if len(s) > n {
-		return s[:n] + "..."
-	}
-	return s
-}
-
 // lastLine describes where an output ends, for errors about what it lacks.
 func lastLine(lines []string) string {
 	for n := len(lines); n > 0; n-- {
 		if strings.TrimSpace(lines[n-1]) != "" {
-			return fmt.Sprintf("output ends at line %d: %q", n, clip(lines[n-1]))
+			return fmt.Sprintf("output ends at line %d: %q", n, parse.Clip(lines[n-1]))
 		}
 	}
 	return "output is empty"
@@ -272,7 +265,7 @@ func lastLine(lines []string) string {
 func noSummary(tool Tool, what string, lines, messages []string) error {
 	msg := fmt.Sprintf("%s: %s (%s)", tool, what, lastLine(lines))
 	if len(messages) > 0 {
-		msg += fmt.Sprintf("; it said %q", clip(messages[0]))
+		msg += fmt.Sprintf("; it said %q", parse.Clip(messages[0]))
 	}
 	return fmt.Errorf("%w: %s", ErrNoSummary, msg)
 }
