@@ -57,6 +57,7 @@ func (w *wiring) buildCollectors() error {
 	var (
 		run    runner.Runner
 		stream collector.StreamFunc
+		kstats fs.FS // nil for the demo: zfs-fuse has none
 	)
 	// A replay's steps move on every --zpool.replay-step, looping, and its
 	// streams repeat their capture every --zpool.iostat-interval, as zpool
@@ -77,10 +78,15 @@ func (w *wiring) buildCollectors() error {
 			return err
 		}
 		run, stream = replay, replay.StartStream
+		// A replay's kstats are its own, and may move with its steps.
+		if dir, ok := replay.Dir("kstat"); ok {
+			kstats = dir
+		}
 		logger.Info("serving captured zpool outputs instead of running zpool", "dir", o.replayDir)
 	default:
 		commands := runner.NewExec(runner.ExecOptions{})
 		run, stream = commands, commands.StartStream
+		kstats = hostKstats(o.kstatPath)
 	}
 	var (
 		zpoolIostat *collector.IostatSampler
@@ -94,7 +100,7 @@ func (w *wiring) buildCollectors() error {
 		diskIostat = collector.NewOSIostatSampler(runtime.GOOS, o.diskIostatInterval, stream, run, logger.With("sampler", "iostat"))
 		w.samplers = append(w.samplers, namedSampler{"the iostat stream", diskIostat})
 	}
-	zfsConfig := zfs.Config{Runner: run, Zpool: o.zpool, Zfs: o.zfs, Kstat: kstatFS(o)}
+	zfsConfig := zfs.Config{Runner: run, Zpool: o.zpool, Zfs: o.zfs, Kstat: kstats}
 	if o.demo {
 		// zfs-fuse has no kstats: none are read, on any system.
 		zfsConfig.KstatOS = "linux"
@@ -126,16 +132,8 @@ func (w *wiring) buildCollectors() error {
 	return err
 }
 
-// kstatFS is the kstat directory, or nil when it does not exist or the
-// demo runs.
-func kstatFS(o options) fs.FS {
-	if o.demo {
-		return nil
-	}
-	dir := o.kstatPath
-	if o.replayDir != "" {
-		dir = filepath.Join(o.replayDir, "kstat")
-	}
+// hostKstats is the kstat directory, or nil when it does not exist.
+func hostKstats(dir string) fs.FS {
 	if info, err := os.Stat(dir); err != nil || !info.IsDir() {
 		return nil
 	}

@@ -330,3 +330,22 @@ func TestMetricsGzippedForPrometheus(t *testing.T) {
 		t.Errorf("%d zfs_pool_ lines gzipped, %d plain", n, m)
 	}
 }
+
+// A replay's step may hold kstats of its own, which are read while it is
+// served, so that a replay shows the ARC moving as it did on the host.
+func TestOnceReadsAReplayStepsOwnKstats(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS(replayDir)); err != nil {
+		t.Fatal(err)
+	}
+	const captures = "../../collector/testdata/openzfs-2.4-guest"
+	writeKstats(t, captures, "01-created", filepath.Join(dir, "000", "kstat"))
+	out, errOut, code := runBinary(t, "--once", "--zpool.replay-dir="+dir)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	// 01-created's arcstats: "size 4 111157304".
+	if v, ok := e2e.Parse(t, out).Get("zfs_arc_size_bytes", nil); !ok || v != 111157304 {
+		t.Errorf("zfs_arc_size_bytes = %v (present %v), want 111157304 from step 000's kstat/arcstats", v, ok)
+	}
+}

@@ -394,6 +394,45 @@ func (r *Replay) stepLocked() int {
 	return min(n, len(r.steps)-1)
 }
 
+// Dir returns a directory of the replay that is not a capture, such as the
+// kstats ("kstat"), as the step being served has it: the step's own
+// subdirectory of that name, else the replay directory's, so that a replay
+// can show kstats that move from step to step. ok is false when neither
+// the steps nor the replay directory hold one.
+func (r *Replay) Dir(name string) (fsys fs.FS, ok bool) {
+	d := &stepDir{r: r, name: name, own: make([]bool, len(r.steps))}
+	for i, st := range r.steps {
+		if st.dir != "." {
+			d.own[i] = r.isDir(path.Join(st.dir, name))
+			ok = ok || d.own[i]
+		}
+	}
+	return d, ok || r.isDir(name)
+}
+
+func (r *Replay) isDir(name string) bool {
+	info, err := fs.Stat(r.fsys, name)
+	return err == nil && info.IsDir()
+}
+
+// stepDir is the fs.FS of Replay.Dir.
+type stepDir struct {
+	r    *Replay
+	name string
+	own  []bool // by step: whether the step has a directory of its own
+}
+
+func (d *stepDir) Open(name string) (fs.File, error) {
+	if !fs.ValidPath(name) {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrInvalid}
+	}
+	root := d.name
+	if step := d.r.Step(); d.own[step] {
+		root = path.Join(d.r.steps[step].dir, d.name)
+	}
+	return d.r.fsys.Open(path.Join(root, name))
+}
+
 // Advance moves to the next step. It reports false, and stays, at the last
 // step unless the Replay loops.
 func (r *Replay) Advance() bool {

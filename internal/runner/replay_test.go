@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -227,6 +228,57 @@ func TestReplaySteps(t *testing.T) {
 	}
 	if r.Advance() || r.Step() != 2 {
 		t.Error("Advance past the last step moved")
+	}
+}
+
+// A step's own kstat directory is read while it is served; a step without
+// one reads the replay directory's.
+func TestReplayDirMovesWithTheSteps(t *testing.T) {
+	r, _ := newReplay(t, map[string]string{
+		"kstat/arcstats":          "base\n",
+		"kstat/tank/state":        "ONLINE\n",
+		"000/zpool_status.txt":    "healthy\n",
+		"000/kstat/arcstats":      "step 0\n",
+		"001/zpool_status.txt":    "still healthy\n",
+		"002/zpool_status.txt":    "degraded\n",
+		"002/kstat/arcstats":      "step 2\n",
+		"002/kstat/tank/state":    "DEGRADED\n",
+		"002/proc/not-asked-for":  "x\n",
+		"003/kstat":               "a file, not a directory\n",
+		"003/zpool_status_-p.txt": "x\n",
+	}, ReplayOptions{})
+	kstats, ok := r.Dir("kstat")
+	if !ok {
+		t.Fatal("Dir(kstat): not found")
+	}
+	read := func(name string) string {
+		t.Helper()
+		data, err := fs.ReadFile(kstats, name)
+		if err != nil {
+			t.Fatalf("step %d: %v", r.Step(), err)
+		}
+		return string(data)
+	}
+	for step, want := range []struct{ arcstats, state string }{
+		{"step 0\n", ""}, {"base\n", "ONLINE\n"}, {"step 2\n", "DEGRADED\n"}, {"base\n", "ONLINE\n"},
+	} {
+		if got := read("arcstats"); got != want.arcstats {
+			t.Errorf("step %d: arcstats %q, want %q", step, got, want.arcstats)
+		}
+		if want.state == "" {
+			if _, err := fs.ReadFile(kstats, "tank/state"); !errors.Is(err, fs.ErrNotExist) {
+				t.Errorf("step %d: tank/state of the directory read through the step's own kstats: %v", step, err)
+			}
+		} else if got := read("tank/state"); got != want.state {
+			t.Errorf("step %d: tank/state %q, want %q", step, got, want.state)
+		}
+		r.Advance()
+	}
+	if _, err := kstats.Open("../zpool_status.txt"); err == nil {
+		t.Error("a path out of the directory opened")
+	}
+	if _, ok := r.Dir("sys"); ok {
+		t.Error("Dir(sys): found, but no step and not the directory has one")
 	}
 }
 
