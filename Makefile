@@ -2,7 +2,7 @@ GO        ?= go
 STATICCHECK_VERSION ?= v0.8.2
 BINARIES  := zpool_exporter zpool_bench
 
-.PHONY: build dist packages cross test test-short test-all testbed compose-test manifests mixin pictures check fmt vet staticcheck bench bench-profile fuzz
+.PHONY: build dist packages cross test test-short test-all testbed story compose-test manifests mixin pictures check fmt vet staticcheck bench bench-profile fuzz
 
 # Every OS the exporter runs on; a build-tag mistake fails here.
 PLATFORMS ?= linux/amd64 linux/arm64 freebsd/amd64 illumos/amd64 solaris/amd64
@@ -56,6 +56,12 @@ ZPE_OPENZFS ?= 2.4,2.3
 testbed:
 	ZPE_OPENZFS=$(ZPE_OPENZFS) $(GO) test -tags testbed -count=1 -timeout 120m -v -run TestOpenZFSWalk ./testbed/openzfs/
 
+# Records, in the OpenZFS 2.4 guest, the story that the datasets and ARC
+# boards' pictures are drawn from (about ten minutes; make pictures draws
+# them): a pool of a household's datasets used in rounds.
+story:
+	ZPE_STORY=$(CURDIR)/tests/prometheus3/testdata/openzfs-2.4-story $(GO) test -tags testbed -count=1 -timeout 60m -v -run TestOpenZFSStory ./testbed/openzfs/
+
 # docker-compose.yml's demo profile brought up on a Docker engine of the
 # test's own (root, Debian's docker.io and debootstrap; no registry), the
 # demo's alert followed to Alertmanager, and the stack taken down; part of
@@ -74,17 +80,15 @@ manifests:
 mixin:
 	cd dashboards && $(GO) run ./cmd/mixin $(if $(SELECTOR),-selector '$(SELECTOR)')
 
-# Redraws docs/dashboards/*.svg, the pictures of docs/dashboards.md: the
-# datasets and ARC boards from a real Prometheus over zfs-fuse pools and
-# replays (root, zfs-fuse, prometheus, prometheus-alertmanager; about 3
-# minutes), the pools, I/O, scans and benchmark boards from Prometheus 3.16
-# over the OpenZFS 2.4 guest's walk; then
+# Redraws docs/dashboards/*.svg, the pictures of docs/dashboards.md, from
+# Prometheus 3.16 over replays of the OpenZFS 2.4 guest: the pools, I/O,
+# scans and benchmark boards over its walk, the datasets and ARC boards
+# over its story (make story records it; about 3 minutes in all); then
 # docs/status-page.png, the status page over the demo replay in headless
 # Chromium, and docs/benchmark/, zpool_bench's comparison of a mirror and a
 # raidz1 (zfs-fuse).
 pictures:
-	ZPE_PICTURES=$(CURDIR)/docs/dashboards $(GO) test -count=1 -v -timeout 15m -run TestPrometheusDashboardsAndAlerts ./cmd/zpool_exporter/
-	cd tests && ZPE_PICTURES=$(CURDIR)/docs/dashboards $(GO) test -count=1 -v -run TestDrawDashboardsFromTheGuestWalk ./prometheus3/
+	cd tests && ZPE_PICTURES=$(CURDIR)/docs/dashboards $(GO) test -count=1 -v -run 'TestDrawDashboardsFromTheGuestWalk|TestDrawDatasetsAndARCFromTheStory' ./prometheus3/
 	cd tests && ZPE_PICTURES=$(CURDIR)/docs $(GO) test -count=1 -v -run TestDemoReplay ./browser/
 	ZPE_PICTURES=$(CURDIR)/docs/benchmark $(GO) test -count=1 -v -run TestCompareMirrorAndRaidz1 ./cmd/zpool_bench/
 

@@ -12,7 +12,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -267,54 +266,7 @@ func TestPrometheusDashboardsAndAlerts(t *testing.T) {
 		})
 	})
 	logPhase("filling a dataset to its quota")
-	if dir := os.Getenv("ZPE_PICTURES"); dir != "" {
-		drawDashboards(t, prom, host.URL, began, dir, mirrorMnt, stripeMnt)
-		logPhase("drawing the dashboards")
-	}
 	t.Logf("whole test: %s", time.Since(began).Round(time.Second))
-}
-
-// drawDashboards runs a few minutes of benchmark-like writes and reads on
-// two pools and then draws the dashboards the OpenZFS guest's walk does
-// not from what Prometheus gathered since began, as pictures of
-// docs/dashboards.md (`make pictures`).
-func drawDashboards(t *testing.T, p *prom, host string, began time.Time, dir string, mounts ...string) {
-	t.Helper()
-	for round := range 4 {
-		for _, mnt := range mounts {
-			file := filepath.Join(mnt, fmt.Sprintf("bench-%d", round))
-			e2e.WriteRandom(t, file, 16*(round+1))
-			if out, err := exec.Command("sh", "-c", "cat "+file+" >/dev/null").CombinedOutput(); err != nil {
-				t.Fatalf("reading %s back: %v\n%s", file, err, out)
-			}
-			if err := os.Remove(file); err != nil {
-				t.Fatal(err)
-			}
-		}
-		time.Sleep(10 * time.Second)
-	}
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	from, to := strconv.FormatInt(began.Unix(), 10), strconv.FormatInt(time.Now().Unix(), 10)
-	draw := func(args ...string) {
-		cmd := exec.Command("go", append([]string{"run", "./cmd/render", "-prometheus", p.url,
-			"-from", from, "-to", to, "-scrape-interval", "1s", "-out", abs}, args...)...)
-		cmd.Dir = filepath.Dir(mixinDir)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("drawing the dashboards: %v\n%s", err, out)
-		}
-	}
-	// The pools, I/O, scans and benchmark pictures come from the OpenZFS
-	// guest's walk (tests/prometheus3): real pool names and latencies. Its
-	// captures list no datasets and its kstats do not move, so the
-	// datasets picture shows the zfs-fuse pools alone (replays list no
-	// datasets either) and the ARC picture the replays' kstats (zfs-fuse
-	// has none).
-	draw("-var", "instance="+strings.TrimPrefix(host, "http://"), "out/dashboards/zfs-datasets.json")
-	draw("out/dashboards/zfs-arc.json")
-	t.Logf("dashboards drawn into %s", abs)
 }
 
 // lookPath finds a command, or skips the test (fails it in CI) naming the

@@ -12,6 +12,7 @@ import (
 
 	"github.com/zpool-exporter/zpool_exporter/internal/benchwindow"
 	"github.com/zpool-exporter/zpool_exporter/internal/testkit/e2e"
+	"github.com/zpool-exporter/zpool_exporter/internal/testkit/hostgen"
 	"github.com/zpool-exporter/zpool_exporter/tests/internal/repotest"
 )
 
@@ -22,9 +23,10 @@ import (
 // counters and histograms only grow from one to the next.
 var walkStory = []string{"01-created", "02-offline", "03-scrub-paused", "04-resilvering", "05-rebuilding"}
 
-// walkBoards are the dashboards drawn from the walk. The datasets board
-// is not (the captures hold no zfs listings), nor the ARC board: the
-// walk's kstats are those of its first scenario, which do not move.
+// walkBoards are the dashboards drawn from the walk. The datasets and ARC
+// boards are drawn from the story (TestDrawDatasetsAndARCFromTheStory):
+// the walk lists no datasets, and its kstats are those of its first
+// scenario.
 var walkBoards = []string{"zfs-pools", "zfs-io", "zfs-scans", "zfs-benchmark"}
 
 // With ZPE_PICTURES set to a directory, the walkBoards are drawn into it
@@ -80,19 +82,83 @@ func TestDrawDashboardsFromTheGuestWalk(t *testing.T) {
 		t.Fatal("Prometheus scraped nothing")
 	}
 
+	draw(t, p, dir, began.Add(2*time.Second), end, storyStep, walkBoards)
+	t.Logf("%s drawn into %s from %s of the walk", strings.Join(walkBoards, ", "), dir, end.Sub(began).Round(time.Second))
+}
+
+// storyDir holds the story's captures (make story records them), and
+// storyRounds its scenarios, story-01 ... story-08.
+var (
+	storyDir    = repotest.Path("tests", "prometheus3", "testdata", "openzfs-2.4-story")
+	storyRounds = 8
+)
+
+// With ZPE_PICTURES set, the datasets and ARC boards are drawn into it
+// from a Prometheus 3.16 that scraped the exporter over the story that the
+// OpenZFS 2.4.4 guest recorded (testbed/openzfs, TestStory): a household's
+// datasets on a raidz1 with a cache disk and a backup mirror, written,
+// read, snapshotted and sent in rounds, with the ARC held small so that
+// the media miss and feed the L2ARC. Its kstats move with its steps.
+func TestDrawDatasetsAndARCFromTheStory(t *testing.T) {
+	dir := os.Getenv("ZPE_PICTURES")
+	if dir == "" {
+		t.Skip("ZPE_PICTURES is not set: no pictures asked for (make pictures)")
+	}
+	prom, exporter := binaries(t)
+	const storyStep = 10 * time.Second
+	replay := storyReplay(t)
+	// Snapshots are listed every step, as the story took them, each
+	// snapshot's figures too (the board's largest snapshots).
+	e := e2e.Start(t, exporter, nil, "--zpool.replay-dir="+replay, "--zpool.replay-step="+storyStep.String(),
+		"--collector.dataset.snapshot-interval="+storyStep.String(), "--collector.dataset.per-snapshot")
+	began := time.Now()
+	p := startPrometheusIn(t, prom, everySecond(fmt.Sprintf(`  - job_name: zfs
+    static_configs: [{targets: [%q]}]
+    relabel_configs:
+      - {target_label: instance, replacement: "nas:9134"}
+`, strings.TrimPrefix(e.URL, "http://"))), repotest.Path("dashboards", "out", "rules"))
+	end := began.Add(time.Duration(storyRounds)*storyStep - time.Second)
+	time.Sleep(time.Until(end))
+	if s := p.mustQuery(t, `count(zfs_dataset_used_bytes{instance="nas:9134"})`); len(s) == 0 {
+		t.Fatal("Prometheus scraped no dataset")
+	}
+	boards := []string{"zfs-datasets", "zfs-arc"}
+	draw(t, p, dir, began.Add(2*time.Second), end, storyStep, boards)
+	t.Logf("%s drawn into %s from %s of the story", strings.Join(boards, ", "), dir, end.Sub(began).Round(time.Second))
+}
+
+// storyReplay lays the story's captures out as a replay directory, a step
+// per round, each with its own kstats.
+func storyReplay(t *testing.T) string {
+	t.Helper()
+	replay := t.TempDir()
+	for round := 1; round <= storyRounds; round++ {
+		if err := hostgen.WriteCaptures(filepath.Join(replay, fmt.Sprintf("%03d", round-1)), fmt.Sprintf("story-%02d", round),
+			storyDir, filepath.Join(storyDir, "kstat")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return replay
+}
+
+// draw draws boards, from the dashboards' build output, into dir from
+// what Prometheus p holds between from and to, for a replay whose
+// counters move once a step.
+func draw(t *testing.T, p *prometheus, dir string, from, to time.Time, step time.Duration, boards []string) {
+	t.Helper()
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The exporter's counters move once a step. Grafana takes rates over
-	// four scrape intervals or more: told that the server scrapes every
-	// (storyStep+1s)/4, it takes them over a step and a scrape, which
-	// always hold exactly one step's change. Rates and latencies then hold
-	// through each step instead of flashing for the 4 s after its start.
+	// Grafana takes rates over four scrape intervals or more: told that
+	// the server scrapes every (step+1s)/4, it takes them over a step and
+	// a scrape, which always hold exactly one step's change. Rates and
+	// latencies then hold through each step instead of flashing for the
+	// 4 s after its start.
 	args := []string{"run", "./cmd/render", "-prometheus", p.url,
-		"-from", strconv.FormatInt(began.Add(2*time.Second).Unix(), 10), "-to", strconv.FormatInt(end.Unix(), 10),
-		"-step", "1s", "-scrape-interval", ((storyStep + time.Second) / 4).String(), "-out", abs}
-	for _, b := range walkBoards {
+		"-from", strconv.FormatInt(from.Unix(), 10), "-to", strconv.FormatInt(to.Unix(), 10),
+		"-step", "1s", "-scrape-interval", ((step + time.Second) / 4).String(), "-out", abs}
+	for _, b := range boards {
 		args = append(args, filepath.Join("out", "dashboards", b+".json"))
 	}
 	cmd := exec.Command("go", args...)
@@ -100,5 +166,4 @@ func TestDrawDashboardsFromTheGuestWalk(t *testing.T) {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("drawing the dashboards: %v\n%s", err, out)
 	}
-	t.Logf("%s drawn into %s from %s of the walk", strings.Join(walkBoards, ", "), abs, end.Sub(began).Round(time.Second))
 }

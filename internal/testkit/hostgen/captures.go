@@ -13,7 +13,7 @@ import (
 // WriteCaptures writes one scenario of the test bed's captures (files
 // "<scenario>__*.txt" in srcDirs, each headed by "# command:") into dir,
 // which must not exist, laid out as Write lays out a generated host: the
-// zpool outputs named after their command lines, without their headers,
+// zpool and zfs outputs named after their command lines, without their headers,
 // and the kstats under kstat/. It is the real host beside the generated
 // ones.
 func WriteCaptures(dir, scenario string, srcDirs ...string) error {
@@ -43,11 +43,17 @@ func AddCaptures(dir, scenario string, srcDirs ...string) error {
 				return fmt.Errorf("%s: %w", p, err)
 			}
 			var dst string
-			if kstat, ok := strings.CutPrefix(command, "cat /proc/spl/kstat/zfs/"); ok {
+			switch kstat, isKstat := strings.CutPrefix(command, "cat /proc/spl/kstat/zfs/"); {
+			case isKstat:
 				dst = filepath.Join(dir, "kstat", filepath.FromSlash(kstat))
-			} else if strings.HasPrefix(command, "zpool ") {
+			case strings.HasPrefix(command, "zpool "):
 				dst = filepath.Join(dir, runner.CaptureFileName(command))
-			} else {
+			case strings.HasPrefix(command, "zfs "):
+				// zfs's command lines name every property, too long for a
+				// file's name: the capture keeps its header, which names
+				// the command for the replay, under the capture's own name.
+				dst, body = filepath.Join(dir, strings.TrimPrefix(filepath.Base(p), scenario+"__")), data
+			default:
 				continue
 			}
 			if _, err := os.Stat(dst); err == nil {

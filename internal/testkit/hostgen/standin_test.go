@@ -3,12 +3,13 @@ package hostgen
 import (
 	"errors"
 	"fmt"
-	"github.com/zpool-exporter/zpool_exporter/internal/runner"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/zpool-exporter/zpool_exporter/internal/runner"
 )
 
 // pdf/zfs_exporter's two commands, and the exporter's, are answered from
@@ -64,6 +65,24 @@ func TestWriteCaptures(t *testing.T) {
 	}
 	if state, err := os.ReadFile(filepath.Join(dir, "kstat", "r10", "state")); err != nil || string(state) != "ONLINE\n" {
 		t.Errorf("kstat r10/state: %q, %v", state, err)
+	}
+	// zfs's listings are written beside zpool's outputs.
+	const datasets = "../../zfs/dataset/testdata/openzfs-2.3-guest"
+	withDatasets := filepath.Join(t.TempDir(), "datasets")
+	if err := WriteCaptures(withDatasets, "12-datasets", datasets); err != nil {
+		t.Fatal(err)
+	}
+	command, want, err := splitCapture(readFile(t, datasets, "12-datasets__zfs_list_-Hp_snapshots.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	replay, err := runner.NewReplay(withDatasets)
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := strings.Fields(command)
+	if got, err := replay.Run(t.Context(), runner.Cmd(args[0], args[1:]...)); err != nil || string(got) != string(want) {
+		t.Errorf("%s replayed: %d bytes (%v), the capture has %d", command, len(got), err, len(want))
 	}
 	if err := WriteCaptures(filepath.Join(t.TempDir(), "none"), "99-missing", model); err == nil {
 		t.Error("a scenario without captures was written")

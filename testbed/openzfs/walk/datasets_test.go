@@ -51,11 +51,7 @@ func datasets(t *testing.T, mnt string) {
 	writeRandom(t, filepath.Join(mnt, "mir", "ds", "quota", "more"), 2)
 	e2e.ZFS(t, "snapshot", "-r", base+"@second")
 	run(t, "sync")
-	captureAs(t, "12-datasets", "zfs_list_-Hp", "zfs", "list", "-Hp", "-t", "filesystem,volume", "-o", strings.Join(zfs.DatasetProperties, ","))
-	captureAs(t, "12-datasets", "zfs_list_-j", "zfs", "list", "-j", "--json-int", "-t", "filesystem,volume", "-o", strings.Join(zfs.DatasetProperties, ","))
-	captureAs(t, "12-datasets", "zfs_get_-Hp", "zfs", "get", "-Hp", "-o", "name,property,value", strings.Join(zfs.DatasetProperties[1:], ","))
-	captureAs(t, "12-datasets", "zfs_list_-Hp_snapshots", "zfs", "list", "-Hp", "-t", "snapshot", "-o", strings.Join(zfs.SnapshotProperties, ","))
-	captureAs(t, "12-datasets", "zfs_list_-j_snapshots", "zfs", "list", "-j", "--json-int", "-t", "snapshot", "-o", strings.Join(zfs.SnapshotProperties, ","))
+	captureDatasets(t, "12-datasets")
 
 	var props []string
 	for p := range e2e.DatasetFigures {
@@ -144,4 +140,14 @@ func datasets(t *testing.T, mnt string) {
 		}
 	}
 	e2e.ZFS(t, "load-key", base+"/enc")
+}
+
+// captureDatasets writes the dataset and snapshot listings the exporter
+// reads, text and JSON, as captureAs does.
+func captureDatasets(t *testing.T, scenario string) {
+	captureAs(t, scenario, "zfs_list_-Hp", "zfs", "list", "-Hp", "-t", "filesystem,volume", "-o", strings.Join(zfs.DatasetProperties, ","))
+	captureAs(t, scenario, "zfs_list_-j", "zfs", "list", "-j", "--json-int", "-t", "filesystem,volume", "-o", strings.Join(zfs.DatasetProperties, ","))
+	captureAs(t, scenario, "zfs_get_-Hp", "zfs", "get", "-Hp", "-o", "name,property,value", strings.Join(zfs.DatasetProperties[1:], ","))
+	captureAs(t, scenario, "zfs_list_-Hp_snapshots", "zfs", "list", "-Hp", "-t", "snapshot", "-o", strings.Join(zfs.SnapshotProperties, ","))
+	captureAs(t, scenario, "zfs_list_-j_snapshots", "zfs", "list", "-j", "--json-int", "-t", "snapshot", "-o", strings.Join(zfs.SnapshotProperties, ","))
 }
