@@ -50,6 +50,9 @@ type Config struct {
 	// Snapshots lists snapshots in the background for the dataset
 	// collector. Nil: no snapshot series.
 	Snapshots *SnapshotLister
+	// Events follows the kernel's ZFS events for the events collector. Nil
+	// leaves it without data.
+	Events *EventFollower
 	// Latency is what the vdev_latency collector sends beyond its default.
 	Latency LatencyDetail
 	// CPUOS chooses how the cpu collector finds the ZFS threads: "linux"

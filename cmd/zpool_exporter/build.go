@@ -33,7 +33,10 @@ type wiring struct {
 	// samplers wait until a collector needs them; none with --once or
 	// when turned off.
 	samplers []namedSampler
-	base     *prometheus.Registry
+	// events follows the kernel's ZFS events, when the events collector
+	// runs; nil otherwise, and with --once.
+	events *collector.EventFollower
+	base   *prometheus.Registry
 }
 
 // build wires the exporter as o says.
@@ -112,16 +115,20 @@ func (w *wiring) buildCollectors() error {
 			w.samplers = append(w.samplers, namedSampler{"the snapshot listing", w.snapshots})
 		}
 	}
+	enabled := o.enabledCollectors()
+	if enabled["events"] && !o.once {
+		w.events = collector.NewEventFollower(o.zpool, stream, run, logger.With("sampler", "zpool events"))
+		w.samplers = append(w.samplers, namedSampler{"the zpool events stream", w.events})
+	}
 	cfg := collector.Config{ZFS: w.client, Runner: run, Sampler: zpoolIostat, DiskSampler: diskIostat, DiskAll: o.diskAll,
 		DatasetInclude: o.datasetInclude, DatasetExclude: o.datasetExclude, DatasetDepth: o.datasetDepth, DatasetMax: o.datasetMax,
-		Snapshots: w.snapshots, Latency: o.latency, NotInstalled: w.missing.tell}
+		Snapshots: w.snapshots, Events: w.events, Latency: o.latency, NotInstalled: w.missing.tell}
 	if o.replayDir != "" {
 		// A replay's disks, if it has any, are laid out like the host's.
 		cfg.ProcRoot = filepath.Join(o.replayDir, "proc")
 		cfg.SysRoot = filepath.Join(o.replayDir, "sys")
 		cfg.DevRoot = filepath.Join(o.replayDir, "dev")
 	}
-	enabled := o.enabledCollectors()
 	if o.demo {
 		// The demo's pool is not on this host: the host's disks and CPU
 		// would mix its figures into the story.

@@ -113,7 +113,7 @@ func (w *wiring) routes(shared *collector.Shared, windows *benchwindow.Store) *h
 		if windows != nil {
 			opts.Windows = windows.List
 		}
-		mux.Handle("/", statuspage.New(pageReading(shared, w.missing), opts))
+		mux.Handle("/", statuspage.New(pageReading(shared, w.missing, w.events), opts))
 	}
 	return mux
 }
@@ -254,8 +254,9 @@ func (h *metricsHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // pageReading is the status page's reading of the shared gather: its
-// metrics, and the `zpool status` its collectors read.
-func pageReading(shared *collector.Shared, missing *notInstalled) statuspage.ReadFunc {
+// metrics, the `zpool status` its collectors read, and the pools' last
+// events where they are followed.
+func pageReading(shared *collector.Shared, missing *notInstalled, events *collector.EventFollower) statuspage.ReadFunc {
 	return func(ctx context.Context) statuspage.Reading {
 		r, err := shared.Gather(ctx)
 		if err != nil {
@@ -266,6 +267,6 @@ func pageReading(shared *collector.Shared, missing *notInstalled) statuspage.Rea
 		if errors.Is(err, runner.ErrNotFound) {
 			err = missing.explain(err)
 		}
-		return statuspage.Reading{Time: r.Time, Families: r.Families(), Status: st, StatusErr: err}
+		return statuspage.Reading{Time: r.Time, Families: r.Families(), Status: st, StatusErr: err, Events: events.Recent()}
 	}
 }

@@ -46,7 +46,7 @@ func TestPageReadingJoinsTheSharedGather(t *testing.T) {
 	go func() {
 		ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 		defer cancel()
-		r := pageReading(shared, &notInstalled{})(ctx)
+		r := pageReading(shared, &notInstalled{}, nil)(ctx)
 		got.status, got.statusErr = r.Status, r.StatusErr
 		for _, mf := range r.Families {
 			if mf.GetName() != "zfs_exporter_collector_success" {
@@ -97,7 +97,7 @@ func TestPageReadingPastItsDeadline(t *testing.T) {
 	})
 	ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
 	defer cancel()
-	r := pageReading(shared, &notInstalled{})(ctx)
+	r := pageReading(shared, &notInstalled{}, nil)(ctx)
 	if r.Status != nil || r.StatusErr == nil || !strings.Contains(r.StatusErr.Error(), "context deadline exceeded") {
 		t.Errorf("reading past its deadline: status %v, error %v; want no status and the deadline named", r.Status, r.StatusErr)
 	}

@@ -445,11 +445,17 @@ func (r *Replay) Advance() bool {
 	return true
 }
 
+// eventsCapture is the form of `zpool events` that captures keep: every
+// other form (-H, a stream under -f) replays it, as the events parser
+// reads them all.
+const eventsCapture = "zpool events -vH"
+
 // lookup finds the capture answering line in a step: the step's own, else
 // the directory's. A line whose options end with "--" is also answered by
 // a capture of the same line without it, so that recordings made without
 // the "--" keep replaying. A `zpool get` of a list of properties is also
 // answered by a capture of the same line with "all", keeping their rows.
+// A `zpool events` line is also answered by eventsCapture.
 func (r *Replay) lookup(step int, line string) (capture, error) {
 	st := r.steps[step]
 	forms := []string{line}
@@ -466,6 +472,11 @@ func (r *Replay) lookup(step int, line string) (capture, error) {
 	if all, properties, ok := GetAllLine(line); ok {
 		if c, err := r.lookup(step, all); err == nil {
 			c.stdout = KeepProperties(c.stdout, properties)
+			return c, nil
+		}
+	}
+	if strings.HasPrefix(line, "zpool events ") && line != eventsCapture {
+		if c, err := r.lookup(step, eventsCapture); err == nil {
 			return c, nil
 		}
 	}

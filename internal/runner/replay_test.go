@@ -590,3 +590,21 @@ func FuzzCaptureFileName(f *testing.F) {
 		}
 	})
 }
+
+// The captures keep `zpool events -vH`, which answers every other form of
+// zpool events: the exporter's probe and its stream.
+func TestReplayAnswersEventsFromTheirCapture(t *testing.T) {
+	r, _ := newReplay(t, map[string]string{
+		"zpool_events_-vH.txt": "Dec  8 2026 00:29:56.484001381\tsysevent.fs.zfs.pool_create\n        eid = 0x1\n\n",
+		"zpool_status.txt":     "healthy\n",
+	}, ReplayOptions{})
+	for _, line := range []string{"zpool events -H", "zpool events -vHf", "zpool events -vH"} {
+		args := strings.Fields(line)
+		if got := mustRun(t, r, args[0], args[1:]...); !strings.Contains(got, "pool_create") {
+			t.Errorf("%s: %q", line, got)
+		}
+	}
+	if _, err := r.Run(context.Background(), Cmd("zpool", "iostat", "-H")); !errors.Is(err, ErrNoCapture) {
+		t.Errorf("zpool iostat -H answered from the events: %v", err)
+	}
+}

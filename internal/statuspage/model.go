@@ -1,6 +1,7 @@
 package statuspage
 
 import (
+	"strconv"
 	"strings"
 	"time"
 
@@ -8,6 +9,7 @@ import (
 
 	"github.com/zpool-exporter/zpool_exporter/internal/benchwindow"
 	"github.com/zpool-exporter/zpool_exporter/internal/zfs"
+	"github.com/zpool-exporter/zpool_exporter/internal/zfs/events"
 	"github.com/zpool-exporter/zpool_exporter/internal/zfs/zpool"
 )
 
@@ -18,6 +20,9 @@ type Reading struct {
 	Status    *zpool.Status // nil when zpool status failed
 	StatusErr error
 	Families  []*dto.MetricFamily
+	// Events are each pool's last events, oldest first; nil where zpool
+	// has none or they are not followed.
+	Events map[string][]events.Event
 }
 
 // View is what the page shows.
@@ -39,6 +44,15 @@ type PoolView struct {
 	Checkpoint                *CheckpointView
 	Rows                      []Row
 	Warnings                  []string
+	Events                    []EventView // newest first
+}
+
+// EventView is one of a pool's last events: "checksum" on a vdev,
+// "statechange" to FAULTED, "resilver_finish".
+type EventView struct {
+	Time        time.Time
+	Class, Vdev string
+	State       string // a state change's new state
 }
 
 // Row is one line of the config tree, in print order.
@@ -279,9 +293,40 @@ func build(r Reading, rates *rateTracker) View {
 				walk(top, 1, top.PrintedName())
 			}
 		}
+		pv.Events = eventViews(p, r.Events[p.Name])
 		v.Pools = append(v.Pools, pv)
 	}
 	return v
+}
+
+// eventViews shows a pool's last events, newest first, their vdevs named
+// as in the tree: by GUID, else as zpool names a leaf of that device.
+func eventViews(p *zpool.Pool, evs []events.Event) []EventView {
+	if len(evs) == 0 {
+		return nil
+	}
+	byGUID := map[string]string{}
+	if p.Root != nil {
+		p.Root.Walk(func(v *zpool.Vdev, _ string) {
+			if v.GUID != "" {
+				byGUID[v.GUID] = v.PrintedName()
+			}
+		})
+	}
+	views := make([]EventView, 0, len(evs))
+	for i := len(evs) - 1; i >= 0; i-- {
+		ev := evs[i]
+		class := ev.Class
+		for _, prefix := range []string{"ereport.fs.zfs.", "sysevent.fs.zfs.", "resource.fs.zfs."} {
+			class = strings.TrimPrefix(class, prefix)
+		}
+		vdev, ok := byGUID[strconv.FormatUint(ev.VdevGUID, 10)]
+		if !ok && ev.VdevPath != "" {
+			vdev = zpool.LeafName(ev.VdevPath) // gone from the tree
+		}
+		views = append(views, EventView{Time: ev.Time, Class: class, Vdev: vdev, State: ev.VdevState})
+	}
+	return views
 }
 
 // series is one sample of a gathered family, its labels as a map.

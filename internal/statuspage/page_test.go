@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -17,6 +18,8 @@ import (
 	"golang.org/x/net/html"
 
 	"github.com/zpool-exporter/zpool_exporter/internal/testkit/replaytest"
+	"github.com/zpool-exporter/zpool_exporter/internal/testkit/sample"
+	"github.com/zpool-exporter/zpool_exporter/internal/zfs/events"
 )
 
 // replayRead reads through real collectors over a replay directory, as
@@ -343,5 +346,69 @@ func TestReadingsAreShared(t *testing.T) {
 	get(t, page, "/")
 	if reads != 2 {
 		t.Errorf("%d readings for 2 requests without MinAge, want 2", reads)
+	}
+}
+
+// A pool's last events, captured by the OpenZFS 2.4 guest beside its
+// status during a resilver: listed newest first under the pool, each vdev
+// named as the tree names it (the events give its GUID), a state change
+// with its new state.
+func TestLastEvents(t *testing.T) {
+	dir := t.TempDir()
+	src := "../../internal/zfs/zpool/testdata/openzfs-2.4-guest"
+	captures, _ := filepath.Glob(filepath.Join(src, "04-resilvering__zpool_*.txt"))
+	if len(captures) == 0 {
+		t.Fatalf("no captures in %s", src)
+	}
+	for _, c := range captures {
+		copyFile(t, c, filepath.Join(dir, filepath.Base(c)))
+	}
+	capture := sample.MustRead(t, "../zfs/events/testdata/openzfs-2.4-guest/04-resilvering__zpool_events_-v.txt")
+	evs, err := events.Parse(strings.NewReader(string(capture.Body)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r10 []events.Event
+	for _, ev := range evs {
+		if ev.Pool == "r10" && (ev.Class == events.ClassStateChange || strings.HasPrefix(ev.Class, "sysevent.fs.zfs.resilver")) {
+			r10 = append(r10, ev)
+		}
+	}
+	if len(r10) < 2 {
+		t.Fatalf("the capture holds %d state changes and resilvers of r10", len(r10))
+	}
+	read := replayRead(t, dir)
+	page := New(func(ctx context.Context) Reading {
+		r := read(ctx)
+		r.Events = map[string][]events.Event{"r10": r10}
+		return r
+	}, Options{MetricsPath: "/metrics"})
+	_, body := get(t, page, "/")
+	section := findAll(parse(t, body), func(n *html.Node) bool { return attr(n, "data-pool") == "r10" })
+	if len(section) != 1 {
+		t.Fatal("no section for pool r10")
+	}
+	rows := findAll(section[0], func(n *html.Node) bool { return hasClass(n, "event") })
+	if len(rows) != len(r10) {
+		t.Fatalf("%d events shown, want %d", len(rows), len(r10))
+	}
+	vdevs := map[string]bool{}
+	for _, row := range findAll(section[0], func(n *html.Node) bool { return hasClass(n, "vdev") }) {
+		vdevs[attr(row, "data-vdev")] = true
+	}
+	for i, row := range rows {
+		ev := r10[len(r10)-1-i]
+		cells := findAll(row, func(n *html.Node) bool { return n.Data == "td" })
+		if class := attr(row, "data-class"); "sysevent.fs.zfs."+class != ev.Class && "resource.fs.zfs."+class != ev.Class {
+			t.Errorf("row %d: %s, want %s (newest first)", i, class, ev.Class)
+		}
+		// A disk replaced since is named as zpool named it: its by-id
+		// link less the partition zpool made.
+		if want := strings.TrimSuffix(path.Base(ev.VdevPath), "-part1"); ev.VdevGUID != 0 && !vdevs[text(cells[2])] && text(cells[2]) != want {
+			t.Errorf("row %d: vdev %q is no row of the tree, nor %s", i, text(cells[2]), want)
+		}
+		if ev.VdevState != "" && !strings.Contains(text(cells[1]), ev.VdevState) {
+			t.Errorf("row %d: %q lacks the new state %s", i, text(cells[1]), ev.VdevState)
+		}
 	}
 }

@@ -30,6 +30,11 @@ func Answer(dir string, args []string) ([]byte, error) {
 	if out, err := readAnswer(dir, line); !errors.Is(err, fs.ErrNotExist) {
 		return out, err
 	}
+	if isEventsLine(line) {
+		if out, err := readAnswer(dir, eventsLine); !errors.Is(err, fs.ErrNotExist) {
+			return out, err
+		}
+	}
 	if all, properties, ok := runner.GetAllLine(line); ok {
 		if out, err := readAnswer(dir, all); !errors.Is(err, fs.ErrNotExist) {
 			return runner.KeepProperties(out, properties), err

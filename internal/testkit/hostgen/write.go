@@ -15,7 +15,8 @@ import (
 
 // Write writes the host of s into dir, which must not exist yet: one
 // capture per zpool command line, named as the replay decodes it and
-// without a header, then kstat/, proc/, dev/ and sys/.
+// without a header, its events queue (WriteEvents), then kstat/, proc/,
+// dev/ and sys/.
 func Write(dir string, s Spec) error {
 	h, err := writeZpool(dir, s)
 	if err != nil {
@@ -36,6 +37,13 @@ func Write(dir string, s Spec) error {
 		if err := writeZFS(dir, h, time.Now()); err != nil {
 			return err
 		}
+	}
+	names := make([]string, len(h.pools))
+	for i, p := range h.pools {
+		names[i] = p.name
+	}
+	if err := WriteEvents(dir, names); err != nil {
+		return err
 	}
 	return bootTimes(filepath.Join(dir, "dev"))
 }

@@ -59,7 +59,16 @@ func (h Host) write(dir string, captureDirs []string) error {
 		if err := hostgen.WriteCaptures(dir, smallScenario, captureDirs...); err != nil {
 			return err
 		}
-		return hostgen.AddCaptures(dir, smallKstats, captureDirs...)
+		if err := hostgen.AddCaptures(dir, smallKstats, captureDirs...); err != nil {
+			return err
+		}
+		// The captures hold no events of that scenario: a queue as full
+		// as a generated host's.
+		pools, err := hostgen.Answer(dir, []string{"list", "-Ho", "name"})
+		if err != nil {
+			return err
+		}
+		return hostgen.WriteEvents(dir, strings.Fields(string(pools)))
 	}
 	return hostgen.Write(dir, h.Spec)
 }

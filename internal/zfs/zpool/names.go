@@ -1,6 +1,10 @@
 package zpool
 
-import "strings"
+import (
+	"path"
+	"regexp"
+	"strings"
+)
 
 // NameSeparator joins a vdev's name to its parent's where zpool's own name
 // is not unique within the pool.
@@ -61,6 +65,27 @@ func (v *Vdev) PrintedName() string {
 	}
 	return v.Name
 }
+
+// LeafName is the name zpool gives the leaf of a device path it did not
+// print (an event's vdev_path, say): the path's last element, less the
+// partition zpool made on a whole disk and leaves out of its name, "-part1"
+// of a by-id link, "1" of sda1, "p1" of nvme0n1p1. A leaf of a partition
+// the user gave keeps it: the two cannot be told apart from the path.
+func LeafName(devicePath string) string {
+	base := path.Base(devicePath)
+	m := partitionName.FindStringSubmatch(base)
+	if m == nil {
+		return base
+	}
+	for _, disk := range m[1:] {
+		if disk != "" {
+			return disk
+		}
+	}
+	return base
+}
+
+var partitionName = regexp.MustCompile(`^(?:(.+)-part[0-9]+|((?:sd|vd|xvd|hd)[a-z]+)[0-9]+|(nvme[0-9]+n[0-9]+)p[0-9]+)$`)
 
 // lowerState is strings.ToLower for a state, without a new string each
 // vdev for the usual ones.

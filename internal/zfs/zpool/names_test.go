@@ -78,3 +78,23 @@ func TestQualifyNames(t *testing.T) {
 		t.Errorf("names after a second pass:\n%s", strings.Join(got, "\n"))
 	}
 }
+
+// A device path names its leaf as zpool names a whole disk's: without the
+// partition zpool made on it.
+func TestLeafName(t *testing.T) {
+	for path, want := range map[string]string{
+		"/dev/disk/by-id/virtio-zd04-part1":              "virtio-zd04",
+		"/dev/disk/by-id/ata-WDC_WD40EFRX-68N_WD-WCC7K1": "ata-WDC_WD40EFRX-68N_WD-WCC7K1",
+		"/dev/sda1":             "sda",
+		"/dev/xvdb9":            "xvdb",
+		"/dev/nvme0n1p1":        "nvme0n1",
+		"/dev/nvme0n1":          "nvme0n1",
+		"/var/tmp/disk1":        "disk1",
+		"/dev/gpt/zfs0":         "zfs0",
+		"/dev/mapper/crypt-sdb": "crypt-sdb",
+	} {
+		if got := LeafName(path); got != want {
+			t.Errorf("LeafName(%q) = %q, want %q", path, got, want)
+		}
+	}
+}

@@ -45,6 +45,10 @@ func slowDisk(t *testing.T, mnt string) {
 		args = append(args, disk(n))
 	}
 	zpool(t, args...)
+	// A slow I/O is one of more than zio_slow_io_ms (30 s): the throttled
+	// disk's take seconds. At 200 ms they count in zpool status -s and post
+	// delay events, as a dying disk's would.
+	setTunable(t, "zio_slow_io_ms", "200")
 	x := e2e.Start(t, *exporterBin, nil, "--collector.vdev_latency", "--web.enable-benchmark-api", "--zpool.iostat-interval=1s", "--scrape.timeout=20s")
 
 	stop := make(chan struct{})

@@ -179,9 +179,44 @@ func capture(t *testing.T, scenario string) {
 	for _, p := range pools {
 		cmds = append(cmds, []string{"zpool", "get", "-Hp", "all", p, "all-vdevs"})
 	}
+	// The kernel's events queue, whole, where the walk's faults have
+	// just added to it: a few hundred KB each, so not at every scenario.
+	if eventScenarios[scenario] {
+		cmds = append(cmds, []string{"zpool", "events", "-v"}, []string{"zpool", "events", "-vH"})
+	}
 	for _, c := range cmds {
 		captureCommand(t, scenario, c...)
 	}
+}
+
+// eventScenarios are the scenarios whose capture holds `zpool events -v`:
+// a resilver, checksum and data errors, a pulled disk, a slow disk.
+var eventScenarios = map[string]bool{
+	"04-resilvering": true, "07-data-errors": true, "08-suspended": true, "08-write-errors": true, "12-slow-disk": true,
+}
+
+// followEvents captures `zpool events -vf` from now until the walk ends,
+// as "walk__zpool_events_-vf.txt": every event of the walk, as a follower
+// reads them.
+func followEvents(t *testing.T) {
+	if *captureDir == "" {
+		return
+	}
+	f, err := os.Create(filepath.Join(*captureDir, "walk__zpool_events_-vf.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintf(f, "# command: zpool events -vf\n# scenario: walk\n# notes: followed from the creation of the walk's pools to its end, then killed\n# ---\n")
+	cmd := exec.Command("zpool", "events", "-vf")
+	cmd.Stdout = f
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		_ = f.Close()
+	})
 }
 
 // captureCommand writes the output of one command, headed by it, beside
@@ -284,6 +319,10 @@ func TestWalk(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The queue holds every event of the walk, for eventsAgree to compare
+	// with the exporter's counts; eventsWrap makes it small for a while.
+	setTunable(t, "zfs_zevent_len_max", "100000")
+	followEvents(t)
 	create := func(pool string, vdevs ...string) {
 		zpool(t, append([]string{"create", "-f", "-m", filepath.Join(mnt, pool), pool}, vdevs...)...)
 		writeRandom(t, filepath.Join(mnt, pool, "data"), 24)
@@ -834,6 +873,10 @@ func TestWalk(t *testing.T) {
 		}
 		keepExposition(t, e, "07-data-errors")
 	})
+
+	// Before the pulled disk, after which zpool may hang.
+	t.Run("events agree with zpool events", func(t *testing.T) { eventsAgree(t, e) })
+	t.Run("events queue wraps", func(t *testing.T) { eventsWrap(t, "mir") })
 
 	t.Run("disk pulled from a failmode=wait pool", func(t *testing.T) {
 		pool := "pulled"

@@ -14,6 +14,7 @@ package main
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"strings"
 	"time"
@@ -35,6 +36,11 @@ func main() {
 		os.Exit(2)
 	}
 	os.Stdout.Write(out)
+	if hostgen.Follows(os.Args[1:]) {
+		// `zpool events -f` goes on waiting for events until it is
+		// killed.
+		time.Sleep(math.MaxInt64)
+	}
 }
 
 // logRun logs the command line, marked when it went unanswered.
