@@ -36,6 +36,25 @@ status) cat "$D/status.txt" ;;
 esac
 `
 
+// A zpool whose events stream hangs without a word, as zpool events -f
+// waits for the next event.
+const hungEventsStandIn = `case "$*" in
+status) cat "$D/status.txt" ;;
+'events -H') ;;
+'events -vHf') "$D/nap" 1000 ;;
+*) echo "invalid option" >&2; exit 2 ;;
+esac
+`
+
+// A zpool whose events stream dies as soon as it starts.
+const dyingEventsStandIn = `case "$*" in
+status) cat "$D/status.txt" ;;
+'events -H') ;;
+'events -vHf') echo "cannot open /dev/zfs" >&2; "$D/nap" 0.01; exit 1 ;;
+*) echo "invalid option" >&2; exit 2 ;;
+esac
+`
+
 // A zpool whose status hangs, as on a suspended pool.
 const hungStatusStandIn = `case "$*" in
 status) "$D/nap" 1000 ;;
@@ -273,6 +292,52 @@ func TestShutdownEndsIostatStream(t *testing.T) {
 		}
 		return left, err
 	})
+}
+
+// The zpool events stream never holds up a scrape, whether it hangs or
+// dies as it starts, and SIGTERM ends it with every process of it.
+func TestShutdownEndsEventsStream(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts and stops the exporter 40 times; skipped with -short")
+	}
+	for name, script := range map[string]string{"hung": hungEventsStandIn, "dying": dyingEventsStandIn} {
+		t.Run(name, func(t *testing.T) {
+			rounds(t, 20, script, func(dir string) ([]childProc, error) {
+				cmd, url, stderr, err := daemon(dir, "--zpool.iostat-interval=0", "--web.disable-exporter-metrics", "--scrape.timeout=5s",
+					"--no-collector.properties", "--no-collector.cpu", "--no-collector.disk", "--no-collector.kstat", "--no-collector.vdev_io")
+				if err != nil {
+					return nil, err
+				}
+				// The first scrape starts the follower; the next ones read
+				// its counts while it hangs or restarts.
+				for i := range 3 {
+					began := time.Now()
+					resp, err := http.Get(url + "/metrics")
+					if err != nil {
+						return nil, err
+					}
+					body, _ := io.ReadAll(resp.Body)
+					resp.Body.Close()
+					if took := time.Since(began); took > 3*time.Second {
+						return nil, fmt.Errorf("scrape %d took %s beside a %s zpool events", i, took, name)
+					}
+					if !bytes.Contains(body, []byte(`zfs_exporter_collector_success{collector="events"} 1`)) {
+						return nil, fmt.Errorf("scrape %d: the events collector did not succeed:\n%s", i, body)
+					}
+				}
+				if name == "hung" && !waitForNap(dir, 10*time.Second) {
+					_ = cmd.Process.Kill()
+					_ = cmd.Wait()
+					return nil, fmt.Errorf("the zpool events stream did not start; log:\n%s", stderr)
+				}
+				code, left, err := terminate(cmd, dir)
+				if err == nil && code != 0 {
+					err = fmt.Errorf("exit status %d after SIGTERM, want 0; log:\n%s", code, stderr)
+				}
+				return left, err
+			})
+		})
+	}
 }
 
 // SIGTERM during a scrape ends the zpool commands it runs, though their
