@@ -69,23 +69,25 @@ func (c *eventsCollector) Update(ctx context.Context, s *zfs.Scrape, ch chan<- p
 			counter(ch, poolEventsDesc, float64(ce.Count), pool, class)
 			gauge(ch, poolEventTimeDesc, float64(ce.Last.UnixNano())/1e9, pool, class)
 		}
-		sent := map[[2]string]bool{}
+		// Two GUIDs may come to one name: a disk replaced by another at
+		// the same path. Their events add up.
+		byVdev := map[[2]string]uint64{}
 		for key, n := range pe.Vdevs {
-			vdev := names[pool].name(key.GUID, pe.Paths[key.GUID])
-			if vdev == "" || sent[[2]string{vdev, key.Class}] {
-				continue
+			if vdev := names[pool].name(key.GUID, pe.Paths[key.GUID]); vdev != "" {
+				byVdev[[2]string{vdev, key.Class}] += n
 			}
-			sent[[2]string{vdev, key.Class}] = true
-			counter(ch, vdevEventsDesc, float64(n), pool, vdev, key.Class)
 		}
 		if n := names[pool]; n != nil {
 			for _, leaf := range n.leaves {
 				for _, class := range alertedEventClasses {
-					if !sent[[2]string{leaf, class}] {
-						counter(ch, vdevEventsDesc, 0, pool, leaf, class)
+					if _, ok := byVdev[[2]string{leaf, class}]; !ok {
+						byVdev[[2]string{leaf, class}] = 0
 					}
 				}
 			}
+		}
+		for k, n := range byVdev {
+			counter(ch, vdevEventsDesc, float64(n), pool, k[0], k[1])
 		}
 	}
 	counter(ch, eventsDroppedDesc, float64(counts.Dropped))

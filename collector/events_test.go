@@ -17,6 +17,7 @@ import (
 	"github.com/zpool-exporter/zpool_exporter/internal/testkit/sample"
 	"github.com/zpool-exporter/zpool_exporter/internal/zfs"
 	"github.com/zpool-exporter/zpool_exporter/internal/zfs/events"
+	"github.com/zpool-exporter/zpool_exporter/internal/zfs/zpool"
 )
 
 // eventsDir holds the guests' captures of zpool events.
@@ -133,4 +134,35 @@ func onlyEvents(fams []*dto.MetricFamily) []*dto.MetricFamily {
 		}
 	}
 	return kept
+}
+
+// An event's vdev is named as the vdev series name it: by the GUID that
+// JSON status gives, by its path where text status gives no GUID, and a
+// vdev gone from status as zpool named a whole disk's leaf.
+func TestEventVdevNames(t *testing.T) {
+	pool := &zpool.Pool{Name: "tank", Root: &zpool.Vdev{Name: "tank", Type: "root", Children: []*zpool.Vdev{
+		{Name: "mirror-0", Type: "mirror", GUID: "100", Children: []*zpool.Vdev{
+			{Name: "ata-A", Type: "disk", GUID: "101", Path: "/dev/disk/by-id/ata-A-part1"},
+			{Name: "sdb", Type: "disk"},
+			{Name: "sdc3", Type: "disk"},
+		}},
+	}}}
+	n := newVdevNames(pool)
+	for _, c := range []struct {
+		guid uint64
+		path string
+		want string
+	}{
+		{101, "/dev/whatever", "ata-A"},             // by GUID
+		{0, "/dev/disk/by-id/ata-A-part1", "ata-A"}, // by path
+		{7, "/dev/sdb1", "sdb"},                     // text status: the whole disk's leaf
+		{8, "/dev/sdc3", "sdc3"},                    // a partition the user gave
+		{9, "/dev/disk/by-id/ata-Z-part1", "ata-Z"}, // gone since
+		{100, "", "mirror-0"},
+		{0, "", ""},
+	} {
+		if got := n.name(c.guid, c.path); got != c.want {
+			t.Errorf("name(%d, %q) = %q, want %q", c.guid, c.path, got, c.want)
+		}
+	}
 }
