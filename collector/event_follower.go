@@ -18,14 +18,13 @@ import (
 // restarted with back-off when it ends.
 //
 // Each reader of the kernel's queue gets every event the queue still
-// holds, then the new ones as they come. The follower counts an event only
-// when its eid is past the last it counted, so a restarted zpool, which
-// reads the queue again from its oldest event, counts nothing twice; and a
-// restarted exporter counts the same queue to the same totals, which
-// Prometheus sees as counters that did not reset. A gap in the eids is
-// events the kernel dropped before they were read (the queue holds
-// zfs_zevent_len_max): counted as dropped, the eids before the first read
-// too.
+// holds, then the new ones as they come. The follower counts each eid
+// once, so a restarted zpool, which reads the queue again from its oldest
+// event, counts nothing twice; and a restarted exporter counts the same
+// queue to the same totals, which Prometheus sees as counters that did not
+// reset. A gap in the eids is events the kernel dropped before they were
+// read (the queue holds zfs_zevent_len_max), or events still to come (see
+// first): counted as dropped, the eids before the first read too.
 //
 // Where zpool has no events (zfs-fuse, illumos, Solaris), a probe of
 // `zpool events -H` fails once and the follower stops.
@@ -41,6 +40,7 @@ type EventFollower struct {
 	supported *bool // nil until the probe answered
 	following bool
 	counts    EventCounts
+	awaited   map[uint64]bool // eids below LastEID not seen yet (see first)
 }
 
 // EventCounts are the events counted since the exporter started.
@@ -91,7 +91,7 @@ const (
 // NewEventFollower returns a follower of zpoolCmd's events; Run starts it.
 func NewEventFollower(zpoolCmd string, stream StreamFunc, run runner.Runner, logger *slog.Logger) *EventFollower {
 	return &EventFollower{zpool: zpoolCmd, stream: stream, runner: run, logger: logger, need: newNeed(),
-		counts: EventCounts{Pools: map[string]*PoolEvents{}}}
+		counts: EventCounts{Pools: map[string]*PoolEvents{}}, awaited: map[uint64]bool{}}
 }
 
 // Run follows the events from the first call of Need until ctx ends. It
@@ -201,6 +201,50 @@ func (f *EventFollower) setFollowing(on bool) {
 	f.mu.Unlock()
 }
 
+// first tells whether the follower sees ev for the first time, and keeps
+// track of the eids it has not seen. The kernel's queue is not quite in
+// eid order: two ereports posted at once can come in either order (eid
+// 538 before 536 in the OpenZFS 2.4 guest). An eid skipped is awaited
+// until the follower is reorderWindow eids past it, then counted as
+// dropped; one that zpool says was dropped ("dropped N events", which
+// comes before the event after the gap), and those before the first event
+// read, which the queue no longer held, are counted as dropped at once.
+// Called with mu held.
+func (f *EventFollower) first(ev events.Event) bool {
+	c := &f.counts
+	switch {
+	case ev.EID > c.LastEID:
+		gap := ev.EID - c.LastEID - 1
+		if c.LastEID == 0 || ev.Dropped > 0 || gap > maxAwaited {
+			c.Dropped += gap
+		} else {
+			for eid := c.LastEID + 1; eid < ev.EID; eid++ {
+				f.awaited[eid] = true
+			}
+		}
+		c.LastEID = ev.EID
+		for eid := range f.awaited {
+			if eid+reorderWindow < c.LastEID {
+				delete(f.awaited, eid)
+				c.Dropped++
+			}
+		}
+		return true
+	case f.awaited[ev.EID]:
+		delete(f.awaited, ev.EID)
+		return true
+	}
+	return false // counted already: a restarted stream reads the queue again
+}
+
+// reorderWindow is how far past a skipped eid the follower still awaits
+// it, and maxAwaited the longest gap it awaits: past it, events were
+// dropped.
+const (
+	reorderWindow = 1024
+	maxAwaited    = 64
+)
+
 // count counts one event, unless an earlier stream counted it.
 func (f *EventFollower) count(ev events.Event) {
 	f.mu.Lock()
@@ -209,11 +253,9 @@ func (f *EventFollower) count(ev events.Event) {
 	if ev.EID == 0 {
 		return // no payload: not this follower's -v stream
 	}
-	if ev.EID <= c.LastEID {
+	if !f.first(ev) {
 		return
 	}
-	c.Dropped += ev.EID - c.LastEID - 1
-	c.LastEID = ev.EID
 	pool := c.Pools[ev.Pool]
 	if pool == nil {
 		pool = &PoolEvents{Classes: map[string]*ClassEvents{}, Vdevs: map[VdevEventKey]uint64{}, Paths: map[uint64]string{}}
