@@ -39,6 +39,11 @@ const (
 	AlertPoolDegradedWithoutRepair = "ZFSPoolDegradedWithoutResilver"
 	AlertVersionMismatch           = "ZFSVersionMismatch"
 	AlertPoolOperationStalled      = "ZFSPoolOperationStalled"
+
+	AlertVdevEreportsIncreasing    = "ZFSVdevEreportsIncreasing"
+	AlertVdevDelayEventsIncreasing = "ZFSVdevDelayEventsIncreasing"
+	AlertPoolDeadman               = "ZFSPoolDeadman"
+	AlertEventsDropped             = "ZFSEventsDropped"
 )
 
 const (
@@ -52,6 +57,7 @@ func (b builder) alerts() []group {
 		{Name: "zfs-scans", Rules: b.scanAlerts()},
 		{Name: "zfs-datasets", Rules: b.datasetAlerts()},
 		{Name: "zfs-slow-disks", Rules: b.slowDiskAlerts()},
+		{Name: "zfs-events", Rules: b.eventAlerts()},
 		{Name: "zfs-host", Rules: b.hostAlerts()},
 		{Name: "zfs-exporter", Rules: b.exporterAlerts()},
 	}
@@ -388,6 +394,55 @@ and on (instance, pool, parent)
 		"Vdev {{ $labels.vdev }} of pool {{ $labels.pool }} on {{ $labels.instance }} counted about {{ printf \"%.0f\" $value }} new slow I/Os in the last "+config.Prose(errorWindow)+
 			": I/Os that took longer than zio_slow_io_ms (30 seconds unless tuned) to complete. The counter goes back to 0 at export or zpool clear.")
 	return []rule{latency, sitOut, slowIOs}
+}
+
+// eventAlerts read the kernel's events, from the events collector: the
+// ereports that zpool clear does not take back, the deadman's, and the
+// events the kernel's queue dropped before the exporter read them.
+func (b builder) eventAlerts() []rule {
+	window := promDuration(errorWindow)
+	class := func(c string) string { return fmt.Sprintf("class=%q", c) }
+	var rules []rule
+	// The exporter has every leaf's checksum, I/O and delay classes at 0
+	// from the start, so that increase() sees the first event of each.
+	for _, e := range []struct{ kind, class, words string }{
+		{"checksum", config.EventChecksum, "checksum"},
+		{"io", config.EventIO, "I/O"},
+	} {
+		r := alert(AlertVdevEreportsIncreasing, warning, "",
+			fmt.Sprintf("increase(%s[%s]) > 0", b.sel("zfs_vdev_events_total", class(e.class)), window),
+			"ZFS vdev {{ $labels.vdev }} of pool {{ $labels.pool }} has new "+e.words+" ereports.",
+			"The kernel posted about {{ printf \"%.0f\" $value }} "+e.words+" ereports for vdev {{ $labels.vdev }} of pool {{ $labels.pool }} on {{ $labels.instance }} in the last "+config.Prose(errorWindow)+
+				". They are counted one by one as ZFS posts them, and zpool clear does not take them back: zpool events -v {{ $labels.pool }} shows each.")
+		r.Labels["ereport"] = e.kind
+		rules = append(rules, r)
+	}
+	delay := alert(AlertVdevDelayEventsIncreasing, warning, "",
+		fmt.Sprintf("increase(%s[%s]) > 0", b.sel("zfs_vdev_events_total", class(config.EventDelay)), window),
+		"ZFS vdev {{ $labels.vdev }} of pool {{ $labels.pool }} has new delay events.",
+		"The kernel posted about {{ printf \"%.0f\" $value }} delay events for vdev {{ $labels.vdev }} of pool {{ $labels.pool }} on {{ $labels.instance }} in the last "+config.Prose(errorWindow)+
+			": I/Os that took longer than zio_slow_io_ms (30 seconds unless tuned) to complete. They are the slow I/Os of zpool status -s, posted as events, which zpool clear does not take back.")
+
+	// No pool has the deadman's class at 0 beforehand: its first deadman
+	// event makes the series, which increase() cannot see, but the
+	// event's time can. The increase keeps the later ones in view where
+	// the host's clock runs behind Prometheus's.
+	deadman := b.sel("zfs_pool_events_total", class(config.EventDeadman))
+	deadmanExpr := fmt.Sprintf("increase(%s[%s]) > 0\nor\n(\n  %s\n  and on (instance, pool)\n  (time() - %s < %s)\n)",
+		deadman, window, deadman, b.sel("zfs_pool_event_last_timestamp_seconds", class(config.EventDeadman)), seconds(errorWindow))
+	return append(rules,
+		delay,
+		alert(AlertPoolDeadman, critical, "",
+			deadmanExpr,
+			"ZFS pool {{ $labels.pool }} has hung I/O.",
+			"ZFS's deadman posted events for pool {{ $labels.pool }} on {{ $labels.instance }} in the last "+config.Prose(errorWindow)+
+				": an I/O to one of its disks has not completed for minutes (its limits are 5 and 10 minutes unless tuned), and what waits for it hangs with it, txg syncs and the writes behind them. zpool events -v {{ $labels.pool }} names the disk."),
+		alert(AlertEventsDropped, warning, "",
+			fmt.Sprintf("increase(%s[%s]) > 0", b.sel("zfs_events_dropped_total"), promDuration(droppedWindow)),
+			"ZFS events on {{ $labels.instance }} were dropped before the exporter read them.",
+			"The kernel's queue of ZFS events on {{ $labels.instance }} dropped about {{ printf \"%.0f\" $value }} events in "+config.Prose(droppedWindow)+
+				" before the exporter read them: a burst overflowed the queue. The event counts miss those events, and the event alerts may have missed an ereport. Raise the queue's length, the zevent_len_max module parameter."),
+	)
 }
 
 // sourceStale is ZFSExporterSourceStale for the sources that matcher

@@ -136,6 +136,7 @@ func TestRulesOverGoldenExpositions(t *testing.T) {
 		rules.AlertCollectorFailing, rules.AlertPoolMetricsAbsent, rules.AlertPoolSuspended,
 		rules.AlertVdevSlowDisk, rules.AlertVdevSlowIOsIncreasing,
 		rules.AlertPoolFillingUp, rules.AlertPoolFragmentationHigh, rules.AlertPoolReadOnly, rules.AlertVersionMismatch, rules.AlertPoolOperationStalled,
+		rules.AlertVdevEreportsIncreasing, rules.AlertVdevDelayEventsIncreasing, rules.AlertPoolDeadman, rules.AlertEventsDropped,
 	}
 	datasetAlerts := []string{rules.AlertDatasetQuotaNearlyFull, rules.AlertSnapshotsStale, rules.AlertDatasetKeyUnavailable}
 	countTop := "count by (pool) (" + config.RecordTopVdevWriteBytesRate + ")"
@@ -216,6 +217,20 @@ func TestRulesOverGoldenExpositions(t *testing.T) {
 			InputSeries: goldenInput(t, "dataset-openzfs-2.3.prom"),
 			AlertTests:  quiet(append(always, datasetAlerts...)...),
 		},
+	}
+	// The events of the OpenZFS 2.4 guest's walk, as the events collector
+	// counts them from zpool events: the checksum, I/O and delay
+	// ereports of every leaf at 0, state changes, scrubs and resilvers.
+	// Counts that stand still are no new event.
+	events, err := filepath.Glob(filepath.Join(filepath.Dir(contract.GoldenGlob), "events-*.prom"))
+	if err != nil || len(events) == 0 {
+		t.Fatalf("no golden expositions of events (%v)", err)
+	}
+	for _, path := range events {
+		groups = append(groups, testGroup{
+			InputSeries: goldenInput(t, filepath.Base(path)),
+			AlertTests:  quiet(always...),
+		})
 	}
 	for i := range groups {
 		groups[i].Interval = "1m"

@@ -44,6 +44,10 @@ const (
 	// degradedWithoutRepairFor leaves time to replace a disk by hand, or
 	// for zed to attach a spare, before it warns.
 	degradedWithoutRepairFor = time.Hour
+	// droppedWindow is how long a drop of events keeps ZFSEventsDropped
+	// up: drops come in one burst and stop, and the alert asks for a
+	// setting to change, which takes longer than an error window to do.
+	droppedWindow = time.Hour
 	// operationStallFor is how long a raidz expansion or a device removal
 	// may copy nothing: longer than a resilver's stall, as both yield to
 	// other I/O.

@@ -211,6 +211,7 @@ func TestRulesAreWellFormed(t *testing.T) {
 		rules.AlertSourceStale, rules.AlertCollectorFailing, rules.AlertPoolMetricsAbsent,
 		rules.AlertDatasetQuotaNearlyFull, rules.AlertSnapshotsStale, rules.AlertDatasetKeyUnavailable,
 		rules.AlertVdevSlowDisk, rules.AlertVdevSlowIOsIncreasing,
+		rules.AlertVdevEreportsIncreasing, rules.AlertVdevDelayEventsIncreasing, rules.AlertPoolDeadman, rules.AlertEventsDropped,
 	} {
 		if !alertNames[name] {
 			t.Errorf("no alert %s", name)
@@ -581,5 +582,34 @@ func TestSingledOutSourcesAreExposed(t *testing.T) {
 		if series := `zfs_exporter_source_up{source="` + source + `"}`; !strings.Contains(all.String(), series) {
 			t.Errorf("no golden exposition holds %s", series)
 		}
+	}
+}
+
+// The event classes the rules single out are named as the exporter names
+// them in its golden expositions: those it has at 0 for every leaf and
+// pool from the start, which the vdev alerts read, and the state changes
+// the boards mark.
+func TestSingledOutEventClassesAreExposed(t *testing.T) {
+	paths, err := filepath.Glob(contract.GoldenGlob)
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no golden expositions at %s (%v)", contract.GoldenGlob, err)
+	}
+	var all strings.Builder
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		all.Write(b)
+	}
+	for _, class := range []string{config.EventChecksum, config.EventIO, config.EventDelay} {
+		for _, metric := range []string{"zfs_vdev_events_total", "zfs_pool_events_total"} {
+			if series := metric + `{class="` + class + `"`; !strings.Contains(all.String(), series) {
+				t.Errorf("no golden exposition holds %s...}", series)
+			}
+		}
+	}
+	if series := `zfs_pool_events_total{class="` + config.EventStateChange + `"`; !strings.Contains(all.String(), series) {
+		t.Errorf("no golden exposition holds %s...}", series)
 	}
 }
