@@ -26,7 +26,7 @@ const (
 // ARC, and how long transaction groups take to sync.
 func benchmarkBoard(cfg config.Config) (dashboard.Dashboard, error) {
 	b := newBoard(cfg, "zfs-benchmark", "ZFS / Benchmark",
-		"Pool and vdev throughput, host and ZFS CPU, ARC hit ratio and txg sync time side by side, for reading during a benchmark run. Benchmark windows are listed in a table and drawn as annotations: the exporter's windows as points, the regions zpool_bench writes to Grafana as shaded spans. Every rate here is over $__rate_interval rather than the 5m recorded series, so that a run of a minute or two shows as it happened.", "benchmark")
+		"Pool and vdev throughput, host and ZFS CPU, ARC hit ratio and txg sync time side by side, for reading during a benchmark run. Benchmark windows are listed in a table and drawn as annotations: the exporter's windows as points, the regions zpool_bench writes to Grafana as shaded spans; vdev state changes, scrubs and resilvers, from the kernel's events, as points too. Every rate here is over $__rate_interval rather than the 5m recorded series, so that a run of a minute or two shows as it happened.", "benchmark")
 	s := b.s
 	b.Refresh("10s").Time("now-30m", "now")
 
@@ -37,6 +37,9 @@ func benchmarkBoard(cfg config.Config) (dashboard.Dashboard, error) {
 		fmt.Sprintf(`max_over_time(%s%s[1m]) == 1`, benchmarkWindowMetric, s.host(`pool=~"$pool|"`)),
 		"{{name}}", "benchmark {{name}} running on {{instance}} {{pool}}", "instance,pool")
 	b.tagAnnotation("Benchmark runs (zpool_bench)", "orange", benchRunTag)
+	// A scrub, a resilver or a disk that fails during a run changes its
+	// figures: the kernel's events mark them.
+	b.eventAnnotations()
 
 	// Windows are listed whatever the pool variable says: a window need
 	// not name a pool, and an empty label matches no pool.

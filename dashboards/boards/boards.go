@@ -332,6 +332,38 @@ func (b *board) annotation(name, color, expr, title, text, tags string) {
 		TagKeys(tags))
 }
 
+// eventAnnotations marks the kernel's events that change what a pool's
+// panels show: vdev state changes, and the starts and ends of resilvers
+// and scrubs (a canceled scrub ends with scrub_abort, not scrub_finish),
+// from the exporter's count of each class per pool. The increase is over
+// $__rate_interval, which Grafana keeps a step and a scrape wide: no
+// event falls between two steps, and one on the edge marks two, which
+// Grafana draws as one region. Unlike the checksum, I/O and delay
+// ereports, these classes are not exported at 0 beforehand: the first
+// event of a class in a pool that the exporter counts starts its series,
+// which no increase shows.
+func (b *board) eventAnnotations() {
+	mark := func(classes ...string) string {
+		return shortEvent(fmt.Sprintf(`increase(zfs_pool_events_total%s[$__rate_interval]) > 0`,
+			b.s.pool(fmt.Sprintf("class=~%q", strings.Join(classes, "|")))))
+	}
+	b.annotation("Vdev state changes", "red", mark(config.EventStateChange),
+		"state change", "a vdev of {{pool}} on {{instance}} changed state: zpool events -v {{pool}} says which", "pool,event")
+	b.annotation("Resilver events", "yellow", mark(config.EventResilverStart, config.EventResilverFinish),
+		"{{event}}", "{{event}} of {{pool}} on {{instance}}", "pool,event")
+	b.annotation("Scrub events", "dark-blue", mark(config.EventScrubStart, config.EventScrubFinish, config.EventScrubAbort),
+		"{{event}}", "{{event}} of {{pool}} on {{instance}}", "pool,event")
+}
+
+// shortEvent gives the series of expr, which carry an event class, an
+// event label for legends and titles: the class's last part, as
+// "checksum" of ereport.fs.zfs.checksum or "scrub_start" of
+// sysevent.fs.zfs.scrub_start ("other", the exporter's class past 64 in a
+// pool, stays whole).
+func shortEvent(expr string) string {
+	return fmt.Sprintf(`label_replace(%s, "event", "$1", "class", "(?:.*[.])?(.+)")`, expr)
+}
+
 // benchRunTag is the tag zpool_bench gives the region annotation of every
 // run it marks in Grafana (cmd/zpool_bench/run.go in the exporter's
 // module, which this module does not import: the tests pin the literal).

@@ -187,6 +187,11 @@ var mustReturn = map[string]bool{
 	"zfs-pools.json Vdev capacity D":             true,
 	"zfs-pools.json Vdev capacity E":             true,
 	"zfs-pools.json Vdev capacity F":             true,
+	// The events golden: every leaf's ereports, the pools' events, the
+	// events dropped.
+	"zfs-pools.json Vdev ereports A": true,
+	"zfs-pools.json Pool events A":   true,
+	"zfs-pools.json Pool events B":   true,
 }
 
 // benchInstance is the instance of the benchmark windows' input series.

@@ -37,11 +37,13 @@ func (s sel) untilFull(window string) string {
 }
 
 // poolsBoard is the zpool status of every pool: states in colour, error
-// counters, data errors, capacity, fragmentation, the last scrub, spares.
+// counters, data errors, capacity, fragmentation, the last scrub, spares;
+// and the kernel's events of its vdevs.
 func poolsBoard(cfg config.Config) (dashboard.Dashboard, error) {
 	b := newBoard(cfg, "zfs-pools", "ZFS / Pools",
-		"Every pool and vdev with its state, errors, capacity, last scrub and spares, as zpool status shows them.", "pools")
+		"Every pool and vdev with its state, errors, capacity, last scrub and spares, as zpool status shows them, and the events the kernel posted for them: ereports per vdev, and vdev state changes, scrubs and resilvers marked on the graphs.", "pools")
 	s := b.s
+	b.eventAnnotations()
 	stateCol := col{"state", "state", []dashboard.DynamicConfigValue{mappings(stateMap()), colorBackground()}}
 	errCol := func(field, title string) col {
 		return col{field, title, []dashboard.DynamicConfigValue{colorText(), thresholds(base("text"), step(1, "red"))}}
@@ -178,6 +180,19 @@ func poolsBoard(cfg config.Config) (dashboard.Dashboard, error) {
 		"How many vdevs of each pool were not online (available spares excluded) over time.",
 		"short", 12, 8,
 		q(fmt.Sprintf(`count by (instance, pool) (zfs_vdev_state%s == 1)`, s.pool(`state!~"online|avail"`)), "{{pool}}")))
+	// The kernel's events, from zpool events: per event rather than per
+	// counter, so zpool clear takes nothing back.
+	b.WithPanel(b.timeseries("Vdev ereports",
+		"Ereports the kernel posted per vdev in each interval, by class: checksum and I/O errors, delay (an I/O slower than zio_slow_io_ms, 30 s by default), deadman (an I/O hung for minutes) and others, as zpool events -v lists them. Unlike the counters of Vdev errors, zpool clear does not take them back.",
+		"short", 12, 8,
+		q(shortEvent(fmt.Sprintf(`sum by (instance, pool, vdev, class) (increase(zfs_vdev_events_total%s[$__rate_interval])) > 0`, s.pool(`class=~"ereport[.].+"`))), "{{pool}} {{vdev}} {{event}}")).
+		DrawStyle(common.GraphDrawStyleBars))
+	b.WithPanel(b.timeseries("Pool events",
+		"Events the kernel posted per pool in each interval, by class: ereports, vdev state changes, scrub and resilver starts and ends, and the history_event and config_sync that most zfs and zpool commands post when they change something (a snapshot, a property). Dropped: events the kernel's queue lost before the exporter read them, in a burst larger than zfs_zevent_len_max.",
+		"short", 12, 8,
+		q(shortEvent(fmt.Sprintf(`sum by (instance, pool, class) (increase(zfs_pool_events_total%s[$__rate_interval])) > 0`, s.pool())), "{{pool}} {{event}}"),
+		q(fmt.Sprintf(`increase(zfs_events_dropped_total%s[$__rate_interval]) > 0`, s.host()), "{{instance}} dropped")).
+		DrawStyle(common.GraphDrawStyleBars))
 
 	b.row("Capacity")
 	b.WithPanel(b.timeseries("Capacity used",

@@ -18,7 +18,7 @@ import (
 // close it: long-running work of the pool that is not a scan.
 func scansBoard(cfg config.Config) (dashboard.Dashboard, error) {
 	b := newBoard(cfg, "zfs-scans", "ZFS / Scrub and resilver",
-		"Progress, issue rate and time left of scrubs, resilvers, rebuilds, RAID-Z expansions and device removals, the bytes each vdev had repaired or resilvered, when each started and ended, checkpoints, and the TRIM and initialization of leaves.", "scrub", "resilver")
+		"Progress, issue rate and time left of scrubs, resilvers, rebuilds, RAID-Z expansions and device removals, the bytes each vdev had repaired or resilvered, when each started and ended, checkpoints, and the TRIM and initialization of leaves. Scans are marked from zpool status and from the kernel's events, with the vdev state changes that start resilvers.", "scrub", "resilver")
 	s := b.s
 	scan := "{{pool}} {{function}} {{vdev}}"
 
@@ -30,6 +30,9 @@ func scansBoard(cfg config.Config) (dashboard.Dashboard, error) {
 	b.annotation("Scan ended", "green",
 		fmt.Sprintf(`changes(zfs_scan_end_time_seconds%s[$__rate_interval]) > 0`, s.pool()),
 		"{{function}} ended", "{{function}} of {{pool}} {{vdev}} ended", "pool,function")
+	// The kernel's events mark them too, each restart of a resilver
+	// included, and the vdev state changes that start resilvers.
+	b.eventAnnotations()
 
 	b.row("Scans")
 	b.WithPanel(b.table("Scans",
