@@ -183,7 +183,7 @@ func (f *EventFollower) follow(ctx context.Context) error {
 	f.setFollowing(true)
 	defer f.setFollowing(false)
 	r := events.NewReader(rc)
-	for {
+	for head := true; ; head = false {
 		ev, err := r.Next()
 		if err != nil {
 			if ctx.Err() != nil {
@@ -191,7 +191,7 @@ func (f *EventFollower) follow(ctx context.Context) error {
 			}
 			return fmt.Errorf("zpool events -vHf: %w", err)
 		}
-		f.count(ev)
+		f.count(ev, head)
 	}
 }
 
@@ -209,13 +209,24 @@ func (f *EventFollower) setFollowing(on bool) {
 // dropped; one that zpool says was dropped ("dropped N events", which
 // comes before the event after the gap), and those before the first event
 // read, which the queue no longer held, are counted as dropped at once.
-// Called with mu held.
-func (f *EventFollower) first(ev events.Event) bool {
+// So are the eids below the head of a stream's queue, its first event
+// (give or take headSlack for the order): a stream reads the queue from
+// its oldest event, and no eid below it can come any more. Called with mu
+// held.
+func (f *EventFollower) first(ev events.Event, head bool) bool {
 	c := &f.counts
+	if head {
+		for eid := range f.awaited {
+			if eid+headSlack < ev.EID {
+				delete(f.awaited, eid)
+				c.Dropped++
+			}
+		}
+	}
 	switch {
 	case ev.EID > c.LastEID:
 		gap := ev.EID - c.LastEID - 1
-		if c.LastEID == 0 || ev.Dropped > 0 || gap > maxAwaited {
+		if c.LastEID == 0 || ev.Dropped > 0 || gap > maxAwaited || head && gap > headSlack {
 			c.Dropped += gap
 		} else {
 			for eid := c.LastEID + 1; eid < ev.EID; eid++ {
@@ -239,21 +250,23 @@ func (f *EventFollower) first(ev events.Event) bool {
 
 // reorderWindow is how far past a skipped eid the follower still awaits
 // it, and maxAwaited the longest gap it awaits: past it, events were
-// dropped.
+// dropped. headSlack is how far out of order the head of a queue may be.
 const (
 	reorderWindow = 1024
 	maxAwaited    = 64
+	headSlack     = 8
 )
 
-// count counts one event, unless an earlier stream counted it.
-func (f *EventFollower) count(ev events.Event) {
+// count counts one event, unless an earlier stream counted it; head says
+// it is the first of its stream.
+func (f *EventFollower) count(ev events.Event, head bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	c := &f.counts
 	if ev.EID == 0 {
 		return // no payload: not this follower's -v stream
 	}
-	if !f.first(ev) {
+	if !f.first(ev, head) {
 		return
 	}
 	pool := c.Pools[ev.Pool]

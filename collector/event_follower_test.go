@@ -135,18 +135,28 @@ func TestEventFollowerCountsEachEventOnce(t *testing.T) {
 func TestEventFollowerAwaitsASkippedEid(t *testing.T) {
 	f := NewEventFollower("zpool", nil, nil, slog.New(slog.DiscardHandler))
 	f.setSupported(true)
-	f.count(events.Event{EID: 1, Class: events.ClassChecksum, Pool: "tank"})
-	f.count(events.Event{EID: 3, Class: events.ClassChecksum, Pool: "tank"})
+	f.count(events.Event{EID: 1, Class: events.ClassChecksum, Pool: "tank"}, false)
+	f.count(events.Event{EID: 3, Class: events.ClassChecksum, Pool: "tank"}, false)
 	if c, _, _ := f.Counts(); c.Dropped != 0 {
 		t.Errorf("eid 2 counted as dropped at once: %d", c.Dropped)
 	}
-	f.count(events.Event{EID: 3 + reorderWindow, Class: events.ClassChecksum, Pool: "tank"})
+	f.count(events.Event{EID: 3 + reorderWindow, Class: events.ClassChecksum, Pool: "tank"}, false)
 	if c, _, _ := f.Counts(); c.Dropped != 1+(reorderWindow-1) {
 		t.Errorf("dropped %d, want eid 2 once far behind, and the %d eids of the long gap", c.Dropped, reorderWindow-1)
 	}
-	f.count(events.Event{EID: 2, Class: events.ClassChecksum, Pool: "tank"})
+	f.count(events.Event{EID: 2, Class: events.ClassChecksum, Pool: "tank"}, false)
 	if c, _, _ := f.Counts(); c.Pools["tank"].Classes[events.ClassChecksum].Count != 3 {
 		t.Errorf("eid 2, given up on, counted when it came late: %d", c.Pools["tank"].Classes[events.ClassChecksum].Count)
+	}
+
+	// A stream's first event is the head of the queue: an eid below it
+	// cannot come any more, and a gap to it is dropped.
+	f.count(events.Event{EID: 2000, Class: events.ClassChecksum, Pool: "tank"}, false)
+	f.count(events.Event{EID: 2002, Class: events.ClassChecksum, Pool: "tank"}, false)
+	before, _, _ := f.Counts()
+	f.count(events.Event{EID: 2030, Class: events.ClassChecksum, Pool: "tank"}, true)
+	if c, _, _ := f.Counts(); c.Dropped != before.Dropped+1+27 {
+		t.Errorf("dropped %d, want %d: eid 2001, below the new stream's head, and 2003 to 2029", c.Dropped, before.Dropped+1+27)
 	}
 }
 
@@ -208,7 +218,7 @@ func TestEventFollowerKeepsTheLastNotableEvents(t *testing.T) {
 	eid := uint64(0)
 	post := func(class string) {
 		eid++
-		f.count(events.Event{EID: eid, Class: class, Pool: "tank"})
+		f.count(events.Event{EID: eid, Class: class, Pool: "tank"}, false)
 	}
 	post(events.ClassScrubStart)
 	for range 12 {

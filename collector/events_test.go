@@ -84,7 +84,7 @@ func TestEventsFromGuest(t *testing.T) {
 					t.Fatal(err)
 				}
 				for _, ev := range evs {
-					follower.count(ev)
+					follower.count(ev, false)
 				}
 				cfg := testConfig(zfs.Config{Runner: replay}, Config{Events: follower}, logger)
 				e, err := New(cfg, logger, map[string]bool{"events": true, "status": true})

@@ -115,16 +115,16 @@ func tallyDiffs(what string, want, got map[string]float64) []string {
 }
 
 // eventsWrap wraps the kernel's queue under the exporter: with
-// zfs_zevent_len_max at 64, the follower stopped while 200 events come.
+// zfs_zevent_len_max at 16, the follower stopped while 48 events come.
 // The events the kernel dropped are counted; a restarted follower (its
 // zpool killed) counts nothing twice; a restarted exporter counts what the
 // queue holds, and the eids before it as dropped.
 func eventsWrap(t *testing.T, pool string) {
 	// The kernel drains one old event per new one past the limit: a queue
 	// of a thousand events under a limit of 64 would hold a thousand until
-	// a thousand more came. Cleared, it holds at most 64 from the start.
+	// a thousand more came. Cleared, it holds at most 16 from the start.
 	zpool(t, "events", "-c")
-	setTunable(t, "zfs_zevent_len_max", "64")
+	setTunable(t, "zfs_zevent_len_max", "16")
 	run(t, "zfs", "set", "walk:wrap=start", pool)
 	e := e2e.Start(t, *exporterBin, nil, "--scrape.timeout=20s")
 	e.WaitFor(t, 30*time.Second, "zpool events followed", func(m e2e.Metrics) bool {
@@ -146,13 +146,13 @@ func eventsWrap(t *testing.T, pool string) {
 	}
 	before := e.Scrape(t)
 	droppedBefore, _ := before.Get("zfs_events_dropped_total", nil)
-	// 200 history events, each a property set, while the follower is
-	// stopped: the queue keeps the last 64.
+	// 48 history events, each a property set, while the follower is
+	// stopped: the queue keeps the last 16.
 	pid := follower()
 	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
 		t.Fatal(err)
 	}
-	for i := range 200 {
+	for i := range 48 {
 		run(t, "zfs", "set", fmt.Sprintf("walk:wrap=%d", i), pool)
 	}
 	if err := syscall.Kill(pid, syscall.SIGCONT); err != nil {
@@ -166,8 +166,8 @@ func eventsWrap(t *testing.T, pool string) {
 	})
 	dropped, _ := m.Get("zfs_events_dropped_total", nil)
 	t.Logf("the queue holds eids %d to %d; the exporter counted %v events and %v dropped", first, last, sum(m, "zfs_pool_events_total", nil), dropped)
-	if dropped-droppedBefore < 200-64 {
-		t.Errorf("zfs_events_dropped_total rose by %v, want at least %d of the 200 events past a queue of 64", dropped-droppedBefore, 200-64)
+	if dropped-droppedBefore < 48-16 {
+		t.Errorf("zfs_events_dropped_total rose by %v, want at least %d of the 48 events past a queue of 16", dropped-droppedBefore, 48-16)
 	}
 	total := func(m e2e.Metrics) float64 { return sum(m, "zfs_pool_events_total", nil) }
 	counted := total(m)
