@@ -24,7 +24,8 @@ import (
 // queue to the same totals, which Prometheus sees as counters that did not
 // reset. A gap in the eids is events the kernel dropped before they were
 // read (the queue holds zfs_zevent_len_max), or events still to come (see
-// first): counted as dropped, the eids before the first read too.
+// first): counted as dropped, but not the eids before the first read,
+// which went before the exporter started.
 //
 // Where zpool has no events (zfs-fuse, illumos, Solaris), a probe of
 // `zpool events -H` fails once and the follower stops.
@@ -47,7 +48,8 @@ type EventFollower struct {
 type EventCounts struct {
 	// LastEID is the eid of the last event counted; 0 before the first.
 	LastEID uint64
-	// Dropped counts the events the kernel dropped before they were read.
+	// Dropped counts the events the kernel dropped, while the follower
+	// followed, before it read them.
 	Dropped uint64
 	// Pools holds each pool's counts, by pool name.
 	Pools map[string]*PoolEvents
@@ -207,8 +209,9 @@ func (f *EventFollower) setFollowing(on bool) {
 // 538 before 536 in the OpenZFS 2.4 guest). An eid skipped is awaited
 // until the follower is reorderWindow eids past it, then counted as
 // dropped; one that zpool says was dropped ("dropped N events", which
-// comes before the event after the gap), and those before the first event
-// read, which the queue no longer held, are counted as dropped at once.
+// comes before the event after the gap) is counted as dropped at once.
+// The eids before the first event read went before the exporter started:
+// they are not counted at all.
 // So are the eids below the head of a stream's queue, its first event
 // (give or take headSlack for the order): a stream reads the queue from
 // its oldest event, and no eid below it can come any more. Called with mu
@@ -226,9 +229,13 @@ func (f *EventFollower) first(ev events.Event, head bool) bool {
 	switch {
 	case ev.EID > c.LastEID:
 		gap := ev.EID - c.LastEID - 1
-		if c.LastEID == 0 || ev.Dropped > 0 || gap > maxAwaited || head && gap > headSlack {
+		switch {
+		case c.LastEID == 0:
+			// The eids before the first read went before the exporter
+			// started: not dropped while it followed.
+		case ev.Dropped > 0 || gap > maxAwaited || head && gap > headSlack:
 			c.Dropped += gap
-		} else {
+		default:
 			for eid := c.LastEID + 1; eid < ev.EID; eid++ {
 				f.awaited[eid] = true
 			}

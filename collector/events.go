@@ -22,14 +22,20 @@ var (
 	poolEventsDesc    = desc("pool", "events_total", "Events of the pool counted since the exporter started, by class (ereport.fs.zfs.checksum, resource.fs.zfs.statechange, sysevent.fs.zfs.resilver_finish, ...): those the kernel's queue held then, and every later one.", "pool", "class")
 	poolEventTimeDesc = desc("pool", "event_last_timestamp_seconds", "When the pool's latest event of the class was posted, in seconds since the epoch.", "pool", "class")
 	vdevEventsDesc    = desc("vdev", "events_total", "Events that name the vdev, by class: checksum, I/O and delay (slow I/O) ereports, state changes.", "pool", "vdev", "class")
-	eventsDroppedDesc = desc("events", "dropped_total", "Events the kernel dropped from its queue (zfs_zevent_len_max) before the exporter read them.")
+	eventsDroppedDesc = desc("events", "dropped_total", "Events the kernel dropped from its queue (zfs_zevent_len_max) while the exporter followed it, before it read them.")
 	eventsUpDesc      = desc("exporter", "events_following", "Whether the zpool events stream is open: 0 while it is restarted.")
 )
 
-// alertedEventClasses are the classes the alerts watch: every pool and
-// leaf has them from the start, at 0, so that the first event of each is
-// an increase that Prometheus sees.
-var alertedEventClasses = []string{events.ClassChecksum, events.ClassIO, events.ClassDelay}
+// vdevEventClasses are the classes of a leaf's events that the alerts
+// watch, and poolEventClasses those of a pool's that the alerts and the
+// boards' annotations watch: every leaf and pool has them from the start,
+// at 0, so that the first event of each is an increase that Prometheus
+// sees.
+var (
+	vdevEventClasses = []string{events.ClassChecksum, events.ClassIO, events.ClassDelay}
+	poolEventClasses = []string{events.ClassChecksum, events.ClassIO, events.ClassDelay, events.ClassDeadman,
+		events.ClassStateChange, events.ClassResilverStart, events.ClassResilverFinish, events.ClassScrubStart, events.ClassScrubFinish}
+)
 
 type eventsCollector struct {
 	follower *EventFollower
@@ -60,7 +66,7 @@ func (c *eventsCollector) Update(ctx context.Context, s *zfs.Scrape, ch chan<- p
 		}
 	}
 	for pool, pe := range counts.Pools {
-		for _, class := range alertedEventClasses {
+		for _, class := range poolEventClasses {
 			if _, ok := pe.Classes[class]; !ok && names[pool] != nil {
 				counter(ch, poolEventsDesc, 0, pool, class)
 			}
@@ -79,7 +85,7 @@ func (c *eventsCollector) Update(ctx context.Context, s *zfs.Scrape, ch chan<- p
 		}
 		if n := names[pool]; n != nil {
 			for _, leaf := range n.leaves {
-				for _, class := range alertedEventClasses {
+				for _, class := range vdevEventClasses {
 					if _, ok := byVdev[[2]string{leaf, class}]; !ok {
 						byVdev[[2]string{leaf, class}] = 0
 					}

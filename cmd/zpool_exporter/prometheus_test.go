@@ -809,6 +809,10 @@ var noSeries = []struct {
 		why:     "zfs-fuse's zfs knows no logicalused or logicalreferenced; the OpenZFS walk's datasets scenario exports them",
 	},
 	{
+		metrics: []string{"zfs_pool_events_total", "zfs_vdev_events_total", "zfs_events_dropped_total"},
+		why:     "zfs-fuse has no zpool events, and these replays hold no capture of them; cmd/zpool_exporter's TestReplayCarriesEvents and the OpenZFS walk export them",
+	},
+	{
 		pattern: `zfs_l2arc_hits_total.*/.*zfs_l2arc_misses_total`,
 		why:     "zfs-fuse has no L2ARC, and the replayed OpenZFS kstats count no L2ARC hit or miss (l2_hits and l2_misses are 0 in all three): a hit ratio of nothing is no series",
 	},
