@@ -115,7 +115,7 @@ func tallyDiffs(what string, want, got map[string]float64) []string {
 }
 
 // eventsWrap wraps the kernel's queue under the exporter: with
-// zfs_zevent_len_max at 16, the follower stopped while 48 events come.
+// zfs_zevent_len_max at 16, the follower stopped while 100 events come.
 // The events the kernel dropped are counted; a restarted follower (its
 // zpool killed) counts nothing twice; a restarted exporter counts what the
 // queue holds, and nothing dropped.
@@ -147,13 +147,13 @@ func eventsWrap(t *testing.T, pool string) {
 	}
 	before := e.Scrape(t)
 	droppedBefore, _ := before.Get("zfs_events_dropped_total", nil)
-	// 48 history events, each a property set, while the follower is
+	// 100 history events, each a property set, while the follower is
 	// stopped: the queue keeps the last 16.
 	pid := follower()
 	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
 		t.Fatal(err)
 	}
-	for i := range 48 {
+	for i := range 100 {
 		run(t, "zfs", "set", fmt.Sprintf("walk:wrap=%d", i), pool)
 	}
 	if err := syscall.Kill(pid, syscall.SIGCONT); err != nil {
