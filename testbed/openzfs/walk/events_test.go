@@ -122,7 +122,7 @@ func tallyDiffs(what string, want, got map[string]float64) []string {
 func eventsWrap(t *testing.T, pool string) {
 	// The kernel drains one old event per new one past the limit: a queue
 	// of a thousand events under a limit of 64 would hold a thousand until
-	// a thousand more came. Cleared, it holds at most 16 from the start.
+	// a thousand more came. Cleared, it holds few from the start.
 	zpool(t, "events", "-c")
 	setTunable(t, "zfs_zevent_len_max", "16")
 	run(t, "zfs", "set", "walk:wrap=start", pool)
@@ -148,7 +148,7 @@ func eventsWrap(t *testing.T, pool string) {
 	before := e.Scrape(t)
 	droppedBefore, _ := before.Get("zfs_events_dropped_total", nil)
 	// 100 history events, each a property set, while the follower is
-	// stopped: the queue keeps the last 16.
+	// stopped: the queue keeps the last few dozen.
 	pid := follower()
 	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
 		t.Fatal(err)
