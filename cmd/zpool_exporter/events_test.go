@@ -64,7 +64,8 @@ func TestReplayCarriesEvents(t *testing.T) {
 		evs = evs[:len(evs)-1]
 		last = evs[len(evs)-1]
 	}
-	if !strings.Contains(string(page), `class="event"`) || !strings.Contains(string(page), strings.TrimPrefix(last.Class, "sysevent.fs.zfs.")) {
+	short := last.Class[strings.LastIndexByte(last.Class, '.')+1:] // the page's "delay", "resilver_finish"
+	if !strings.Contains(string(page), `class="event"`) || !strings.Contains(string(page), `data-class="`+short+`"`) {
 		t.Errorf("the status page lists no last events, or not %s, the last of the capture", last.Class)
 	}
 }

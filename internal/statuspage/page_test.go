@@ -355,15 +355,15 @@ func TestReadingsAreShared(t *testing.T) {
 // with its new state.
 func TestLastEvents(t *testing.T) {
 	dir := t.TempDir()
-	src := "../../internal/zfs/zpool/testdata/openzfs-2.4-guest"
-	captures, _ := filepath.Glob(filepath.Join(src, "04-resilvering__zpool_*.txt"))
+	src := "../zfs/events/testdata/openzfs-2.4-guest"
+	captures, _ := filepath.Glob(filepath.Join(src, "04-resilvering__zpool_status*.txt"))
 	if len(captures) == 0 {
 		t.Fatalf("no captures in %s", src)
 	}
 	for _, c := range captures {
 		copyFile(t, c, filepath.Join(dir, filepath.Base(c)))
 	}
-	capture := sample.MustRead(t, "../zfs/events/testdata/openzfs-2.4-guest/04-resilvering__zpool_events_-v.txt")
+	capture := sample.MustRead(t, filepath.Join(src, "04-resilvering__zpool_events_-v.txt"))
 	evs, err := events.Parse(strings.NewReader(string(capture.Body)))
 	if err != nil {
 		t.Fatal(err)

@@ -148,8 +148,7 @@ func TestGuestCaptures(t *testing.T) {
 				t.Fatalf("%d events read, %d lines start one", len(evs), lines)
 			}
 			// The queue is not quite in eid order (two ereports posted
-			// at once), but holds each eid once, and every eid between
-			// its first and last unless dropped.
+			// at once), but holds each eid once.
 			seen := map[uint64]bool{}
 			low, high, dropped := evs[0].EID, evs[0].EID, uint64(0)
 			for i, ev := range evs {
@@ -162,8 +161,12 @@ func TestGuestCaptures(t *testing.T) {
 				seen[ev.EID] = true
 				low, high, dropped = min(low, ev.EID), max(high, ev.EID), dropped+ev.Dropped
 			}
-			if n := high - low + 1; n != uint64(len(evs))+dropped {
-				t.Errorf("eids %d to %d, %d events and %d dropped", low, high, len(evs), dropped)
+			// zpool's "dropped N events" counts the queue's events
+			// drained under this reader's cursor, which it may have read
+			// already (zpool events -c clears them all): with it, eids
+			// may or may not be missing; without it, none is.
+			if n := high - low + 1; dropped == 0 && n != uint64(len(evs)) {
+				t.Errorf("eids %d to %d, %d events, and nothing said dropped", low, high, len(evs))
 			}
 		})
 	}
