@@ -16,8 +16,8 @@ import (
 
 // A replay of the OpenZFS 2.4 guest that holds `zpool events -vH` carries
 // its events: the exporter follows them as it would the kernel's, a
-// stream that writes the queue again at each interval, and counts each
-// event once; the status page lists the pools' last ones.
+// stream that writes the queue at each step, and counts each event once;
+// the status page lists the pools' last ones.
 func TestReplayCarriesEvents(t *testing.T) {
 	const scenario = "12-slow-disk"
 	eventsDir := "../../internal/zfs/events/testdata/openzfs-2.4-guest"
@@ -39,7 +39,7 @@ func TestReplayCarriesEvents(t *testing.T) {
 		v, ok := m.Get("zfs_exporter_events_following", nil)
 		return ok && v == 1 && sum(m, "zfs_pool_events_total") == float64(len(evs))
 	})
-	// Streamed again at each interval, the queue counts once.
+	// The queue counts once, whatever the stream's interval.
 	time.Sleep(2500 * time.Millisecond)
 	m := e.Scrape(t)
 	for k, n := range want {

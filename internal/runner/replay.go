@@ -663,9 +663,15 @@ func (r *Replay) feed(ctx context.Context, s *replayStream, w *io.PipeWriter, li
 	defer tick.Stop()
 	step, wrote := -1, time.Time{}
 	var next int // the capture's report to write next, with StreamEvery
+	// An events stream's capture is the queue at that step: written once a
+	// step, as zpool events -f gives each event once.
+	every := r.opts.StreamEvery
+	if strings.HasPrefix(line, "zpool events ") {
+		every = 0
+	}
 	for {
 		cur := r.Step()
-		if cur != step || (r.opts.StreamEvery > 0 && r.opts.Now().Sub(wrote) >= r.opts.StreamEvery) {
+		if cur != step || (every > 0 && r.opts.Now().Sub(wrote) >= every) {
 			first := step == -1
 			step, wrote = cur, r.opts.Now()
 			if !r.writeReport(w, cur, line, first, &next) {

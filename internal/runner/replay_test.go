@@ -608,3 +608,21 @@ func TestReplayAnswersEventsFromTheirCapture(t *testing.T) {
 		t.Errorf("zpool iostat -H answered from the events: %v", err)
 	}
 }
+
+// An events stream writes a step's queue once, whatever the stream
+// interval: zpool events -f gives each event once.
+func TestReplayEventsStreamOncePerStep(t *testing.T) {
+	const queue = "Dec  8 2026 00:29:56.484001381\tsysevent.fs.zfs.pool_create\n        eid = 0x1\n\n"
+	r, _ := newReplay(t, map[string]string{"zpool_events_-vH.txt": queue}, ReplayOptions{StreamEvery: 10 * time.Millisecond})
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	out, err := r.StartStream(ctx, Cmd("zpool", "events", "-vHf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer out.Close()
+	got, _ := io.ReadAll(out) // until ctx ends the stream
+	if string(got) != queue {
+		t.Errorf("the stream wrote %d bytes over 300 ms at a 10 ms interval, want the queue once (%d)", len(got), len(queue))
+	}
+}
