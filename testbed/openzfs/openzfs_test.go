@@ -64,9 +64,6 @@ func walk(t *testing.T, version, deb string) {
 	if err := os.WriteFile(filepath.Join(job, "dist", filepath.Base(deb)), data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	// The guest is thrown away: power it off at once rather than wait
-	// for a shutdown that a pool left suspended (the pulled-disk scenario
-	// failing half-way) would hang.
 	// ZPE_WALK_RUN picks scenarios, as go test -run does (for example
 	// "TestWalk/duplicate"), and ZPE_WALK_SKIP leaves some out, as -skip
 	// does: the pools are created either way.
@@ -77,21 +74,8 @@ func walk(t *testing.T, version, deb string) {
 	if r := os.Getenv("ZPE_WALK_SKIP"); r != "" {
 		run += "-test.skip '" + strings.ReplaceAll(r, "'", "") + "' "
 	}
-	script := `#!/bin/sh
-cd /job
-# Binaries run from the guest's own disk: paging them in over 9p is slow.
-cp /job/zpool_exporter /job/zpool_bench /job/walk.test /usr/local/bin/
-/usr/local/bin/walk.test -test.v -test.timeout 45m ` + run + `-exporter /usr/local/bin/zpool_exporter -bench /usr/local/bin/zpool_bench -deb /job/dist/` + filepath.Base(deb) + ` -capture /job/captures -expositions /job/expositions
-rc=$?
-echo "$rc" >/job/exit
-sync
-echo o >/proc/sysrq-trigger
-sleep 60
-exit $rc
-`
-	if err := os.WriteFile(filepath.Join(job, "run.sh"), []byte(script), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	writeJobScript(t, job, "zpool_exporter zpool_bench walk.test",
+		"/usr/local/bin/walk.test -test.v -test.timeout 45m "+run+"-exporter /usr/local/bin/zpool_exporter -bench /usr/local/bin/zpool_bench -deb /job/dist/"+filepath.Base(deb)+" -capture /job/captures -expositions /job/expositions")
 
 	ctx, cancel := context.WithTimeout(context.Background(), 55*time.Minute)
 	defer cancel()
@@ -142,6 +126,29 @@ exit $rc
 	}
 	t.Run("slow-disk alert", func(t *testing.T) { checkSlowDisk(t, filepath.Join(job, "expositions"), version, keep) })
 	t.Run("read-only alert", func(t *testing.T) { checkReadOnly(t, filepath.Join(job, "expositions"), version, keep) })
+}
+
+// writeJobScript writes the guest's run.sh into job: it copies binaries,
+// files of job, to the guest's own disk (paging them in over 9p is slow),
+// runs command, writes its exit status, and powers the guest off at once
+// rather than wait for a shutdown that a pool left suspended would hang.
+func writeJobScript(t *testing.T, job, binaries, command string) {
+	t.Helper()
+	var copies []string
+	for _, b := range strings.Fields(binaries) {
+		copies = append(copies, "/job/"+b)
+	}
+	script := "#!/bin/sh\ncd /job\ncp " + strings.Join(copies, " ") + " /usr/local/bin/\n" + command + `
+rc=$?
+echo "$rc" >/job/exit
+sync
+echo o >/proc/sysrq-trigger
+sleep 60
+exit $rc
+`
+	if err := os.WriteFile(filepath.Join(job, "run.sh"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // buildImage runs the image build, which reuses a cached image whose

@@ -32,20 +32,7 @@ func TestOpenZFSStory(t *testing.T) {
 	image := buildImage(t, "2.4")
 	job := t.TempDir()
 	goBuild(t, "test", "-c", "-tags", "openzfsguest", "-o", filepath.Join(job, "walk.test"), "./walk")
-	script := `#!/bin/sh
-cd /job
-cp /job/walk.test /usr/local/bin/
-/usr/local/bin/walk.test -test.v -test.timeout 40m -test.run '^TestStory$' -story -capture /job/story
-rc=$?
-echo "$rc" >/job/exit
-sync
-echo o >/proc/sysrq-trigger
-sleep 60
-exit $rc
-`
-	if err := os.WriteFile(filepath.Join(job, "run.sh"), []byte(script), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	writeJobScript(t, job, "walk.test", "/usr/local/bin/walk.test -test.v -test.timeout 40m -test.run '^TestStory$' -story -capture /job/story")
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Minute)
 	defer cancel()
 	args := []string{"run-job.sh", "--image", image, "--job", job, "--disks", "6", "--disk-size", "2G", "--timeout", "2700", "--cpus", "4"}
