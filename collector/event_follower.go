@@ -338,8 +338,9 @@ func (f *EventFollower) Recent() map[string][]events.Event {
 	return out
 }
 
-// Counts returns a copy of the counts, and whether this zpool has events:
-// ok is false before the probe answered and where it has none.
+// Counts returns a copy of the counts, without the pools' last events
+// (Recent has them), and whether this zpool has events: ok is false
+// before the probe answered and where it has none.
 func (f *EventFollower) Counts() (counts EventCounts, following, ok bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -349,7 +350,7 @@ func (f *EventFollower) Counts() (counts EventCounts, following, ok bool) {
 	counts = EventCounts{LastEID: f.counts.LastEID, Dropped: f.counts.Dropped, Pools: make(map[string]*PoolEvents, len(f.counts.Pools))}
 	for name, p := range f.counts.Pools {
 		cp := &PoolEvents{Classes: make(map[string]*ClassEvents, len(p.Classes)), Vdevs: make(map[VdevEventKey]uint64, len(p.Vdevs)),
-			Paths: make(map[uint64]string, len(p.Paths)), Last: append([]events.Event(nil), p.Last...)}
+			Paths: make(map[uint64]string, len(p.Paths))}
 		for k, v := range p.Classes {
 			c := *v
 			cp.Classes[k] = &c

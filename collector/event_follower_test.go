@@ -124,8 +124,8 @@ func TestEventFollowerCountsEachEventOnce(t *testing.T) {
 	if got := c.Pools["backup"].Classes[events.ClassStateChange]; got == nil || got.Count != 1 || !got.Last.Equal(time.Unix(1796640009, 0)) {
 		t.Errorf("backup statechange: %+v, want 1 at eid 9's time", got)
 	}
-	if len(tank.Last) != 6 || tank.Last[5].EID != 6 {
-		t.Errorf("tank's last events, in the order they came: %+v", tank.Last)
+	if last := f.Recent()["tank"]; len(last) != 6 || last[5].EID != 6 {
+		t.Errorf("tank's last events, in the order they came: %+v", last)
 	}
 }
 

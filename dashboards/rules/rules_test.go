@@ -563,9 +563,10 @@ func TestGithubAnchor(t *testing.T) {
 	}
 }
 
-// The sources the rules single out are named as the exporter names them
-// in its golden expositions.
-func TestSingledOutSourcesAreExposed(t *testing.T) {
+// goldenExpositions is every golden exposition of the collectors, one
+// after the other.
+func goldenExpositions(t *testing.T) string {
+	t.Helper()
 	paths, err := filepath.Glob(contract.GoldenGlob)
 	if err != nil || len(paths) == 0 {
 		t.Fatalf("no golden expositions at %s (%v)", contract.GoldenGlob, err)
@@ -578,8 +579,15 @@ func TestSingledOutSourcesAreExposed(t *testing.T) {
 		}
 		all.Write(b)
 	}
+	return all.String()
+}
+
+// The sources the rules single out are named as the exporter names them
+// in its golden expositions.
+func TestSingledOutSourcesAreExposed(t *testing.T) {
+	all := goldenExpositions(t)
 	for _, source := range []string{config.SourceDatasets, config.SourceSnapshots} {
-		if series := `zfs_exporter_source_up{source="` + source + `"}`; !strings.Contains(all.String(), series) {
+		if series := `zfs_exporter_source_up{source="` + source + `"}`; !strings.Contains(all, series) {
 			t.Errorf("no golden exposition holds %s", series)
 		}
 	}
@@ -590,26 +598,15 @@ func TestSingledOutSourcesAreExposed(t *testing.T) {
 // pool from the start, which the vdev alerts read, and the state changes
 // the boards mark.
 func TestSingledOutEventClassesAreExposed(t *testing.T) {
-	paths, err := filepath.Glob(contract.GoldenGlob)
-	if err != nil || len(paths) == 0 {
-		t.Fatalf("no golden expositions at %s (%v)", contract.GoldenGlob, err)
-	}
-	var all strings.Builder
-	for _, p := range paths {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		all.Write(b)
-	}
+	all := goldenExpositions(t)
 	for _, class := range []string{config.EventChecksum, config.EventIO, config.EventDelay} {
 		for _, metric := range []string{"zfs_vdev_events_total", "zfs_pool_events_total"} {
-			if series := metric + `{class="` + class + `"`; !strings.Contains(all.String(), series) {
+			if series := metric + `{class="` + class + `"`; !strings.Contains(all, series) {
 				t.Errorf("no golden exposition holds %s...}", series)
 			}
 		}
 	}
-	if series := `zfs_pool_events_total{class="` + config.EventStateChange + `"`; !strings.Contains(all.String(), series) {
+	if series := `zfs_pool_events_total{class="` + config.EventStateChange + `"`; !strings.Contains(all, series) {
 		t.Errorf("no golden exposition holds %s...}", series)
 	}
 }
