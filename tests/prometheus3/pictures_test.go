@@ -51,11 +51,7 @@ func TestDrawDashboardsFromTheGuestWalk(t *testing.T) {
 		"--web.enable-benchmark-api", "--collector.vdev_latency.request-sizes",
 		"--collector.vdev_latency.queue-lengths", "--collector.vdev_latency.queue-wait")
 	began := time.Now()
-	p := startPrometheusIn(t, prom, everySecond(fmt.Sprintf(`  - job_name: zfs
-    static_configs: [{targets: [%q]}]
-    relabel_configs:
-      - {target_label: instance, replacement: "nas:9134"}
-`, strings.TrimPrefix(e.URL, "http://"))), repotest.Path("dashboards", "out", "rules"))
+	p := scrapeAsNAS(t, prom, e.URL)
 	// One pass of the story, ending before the replay starts over.
 	end := began.Add(time.Duration(len(walkStory))*storyStep - time.Second)
 
@@ -112,11 +108,7 @@ func TestDrawDatasetsAndARCFromTheStory(t *testing.T) {
 	e := e2e.Start(t, exporter, nil, "--zpool.replay-dir="+replay, "--zpool.replay-step="+storyStep.String(),
 		"--collector.dataset.snapshot-interval="+storyStep.String(), "--collector.dataset.per-snapshot")
 	began := time.Now()
-	p := startPrometheusIn(t, prom, everySecond(fmt.Sprintf(`  - job_name: zfs
-    static_configs: [{targets: [%q]}]
-    relabel_configs:
-      - {target_label: instance, replacement: "nas:9134"}
-`, strings.TrimPrefix(e.URL, "http://"))), repotest.Path("dashboards", "out", "rules"))
+	p := scrapeAsNAS(t, prom, e.URL)
 	end := began.Add(time.Duration(storyRounds)*storyStep - time.Second)
 	time.Sleep(time.Until(end))
 	if s := p.mustQuery(t, `count(zfs_dataset_used_bytes{instance="nas:9134"})`); len(s) == 0 {
@@ -139,6 +131,17 @@ func storyReplay(t *testing.T) string {
 		}
 	}
 	return replay
+}
+
+// scrapeAsNAS starts Prometheus, with the shipped rules, scraping the
+// exporter at url every second as job zfs, instance nas:9134.
+func scrapeAsNAS(t *testing.T, prom, url string) *prometheus {
+	t.Helper()
+	return startPrometheusIn(t, prom, everySecond(fmt.Sprintf(`  - job_name: zfs
+    static_configs: [{targets: [%q]}]
+    relabel_configs:
+      - {target_label: instance, replacement: "nas:9134"}
+`, strings.TrimPrefix(url, "http://"))), repotest.Path("dashboards", "out", "rules"))
 }
 
 // draw draws boards, from the dashboards' build output, into dir from
