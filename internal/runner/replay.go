@@ -450,6 +450,11 @@ func (r *Replay) Advance() bool {
 // reads them all.
 const eventsCapture = "zpool events -vH"
 
+// IsEventsLine tells whether a command line reads the kernel's events
+// (`zpool events ...`), which replays and stand-ins answer from one
+// capture of their queue.
+func IsEventsLine(line string) bool { return strings.HasPrefix(line, "zpool events ") }
+
 // lookup finds the capture answering line in a step: the step's own, else
 // the directory's. A line whose options end with "--" is also answered by
 // a capture of the same line without it, so that recordings made without
@@ -475,7 +480,7 @@ func (r *Replay) lookup(step int, line string) (capture, error) {
 			return c, nil
 		}
 	}
-	if strings.HasPrefix(line, "zpool events ") && line != eventsCapture {
+	if IsEventsLine(line) && line != eventsCapture {
 		if c, err := r.lookup(step, eventsCapture); err == nil {
 			return c, nil
 		}
@@ -666,7 +671,7 @@ func (r *Replay) feed(ctx context.Context, s *replayStream, w *io.PipeWriter, li
 	// An events stream's capture is the queue at that step: written once a
 	// step, as zpool events -f gives each event once.
 	every := r.opts.StreamEvery
-	if strings.HasPrefix(line, "zpool events ") {
+	if IsEventsLine(line) {
 		every = 0
 	}
 	for {

@@ -68,9 +68,6 @@ func poolGUIDOf(pool string) uint64 {
 	return h.Sum64()
 }
 
-// isEventsLine tells whether line is a `zpool events` command.
-func isEventsLine(line string) bool { return strings.HasPrefix(line, "zpool events ") }
-
 // Follows tells whether a zpool command line follows a stream that does
 // not end (`zpool events -f`), as a stand-in must not end either.
 func Follows(args []string) bool {

@@ -30,7 +30,7 @@ func Answer(dir string, args []string) ([]byte, error) {
 	if out, err := readAnswer(dir, line); !errors.Is(err, fs.ErrNotExist) {
 		return out, err
 	}
-	if isEventsLine(line) {
+	if runner.IsEventsLine(line) {
 		if out, err := readAnswer(dir, eventsLine); !errors.Is(err, fs.ErrNotExist) {
 			return out, err
 		}
